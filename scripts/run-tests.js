@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Runs the compiled test suites with node's built-in runner and ends the output with one
+// plain line, `N passed, N failed`, that a CI log reader understands at a glance.
+// Usage: node scripts/run-tests.js [--long] [filter-substring...]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+const long = args.includes('--long');
+const filters = args.filter((a) => !a.startsWith('--'));
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...findTests(path));
+    else if (name.endsWith('.test.js')) out.push(path);
+  }
+  return out;
+}
+
+const files = findTests('dist/test')
+  .filter((f) => (long ? f.endsWith('.long.test.js') : !f.endsWith('.long.test.js')))
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files found under dist/test (did the build run?)');
+  process.exit(1);
+}
+mkdirSync('.tmp', { recursive: true });
+const tapFile = join('.tmp', 'test-results.tap');
+const result = spawnSync(
+  process.execPath,
+  [
+    '--test',
+    `--test-concurrency=${Math.max(1, availableParallelism())}`,
+    '--test-timeout=600000',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tapFile}`,
+    ...files,
+  ],
+  { stdio: 'inherit' },
+);
+const tap = readFileSync(tapFile, 'utf8');
+const count = (label) => Number((tap.match(new RegExp(`^# ${label} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+const passed = count('pass');
+const failed = count('fail') + count('cancelled');
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(result.status === 0 && failed === 0 ? 0 : 1);

@@ -1,0 +1,49 @@
+/**
+ * Analysis turns text into the terms the index stores and the query processor looks up.
+ * This file is the contract; `create-analyzer.ts` is the implementation.
+ *
+ * Rules every analyzer follows, so that index and query agree:
+ * - Positions count tokens, stop words included (a removed stop word leaves a gap), so
+ *   phrase queries stay exact.
+ * - Offsets are UTF-16 code-unit offsets into the original text (snippets highlight with them).
+ * - The same options give the same terms on the index side and on the query side.
+ */
+export interface AnalyzerOptions {
+  /** Lower-case with Unicode case folding. Default true. */
+  caseFold?: boolean;
+  /** Remove diacritics (é → e, ß stays ß→ss only by case folding rules). Default true. */
+  foldDiacritics?: boolean;
+  /** Porter/Snowball English stemming. Default false. */
+  stem?: boolean;
+  /** `true` for the built-in English list, a list of words, or false/undefined for none. */
+  stopWords?: boolean | readonly string[];
+  /** Tokens longer than this (in UTF-16 units) are dropped (they are noise: base64, hashes). Default 128. */
+  maxTokenLength?: number;
+}
+
+export interface Token {
+  term: string;
+  position: number;
+  /** UTF-16 offsets of the original text that produced the term. */
+  start: number;
+  end: number;
+}
+
+export interface Analyzer {
+  readonly options: Readonly<Required<AnalyzerOptions>>;
+  /**
+   * The fast path of indexing: calls `onTerm` for every kept term, with its position
+   * (starting at `firstPosition`). Returns the next free position (= firstPosition + the
+   * number of tokens seen, stop words included).
+   */
+  forEachTerm(text: string, firstPosition: number, onTerm: (term: string, position: number) => void): number;
+  /** Every kept token with offsets (snippets, highlighting, tests). */
+  tokens(text: string): Token[];
+  /** Terms of a query text, in order (stop words removed, positions not kept). */
+  terms(text: string): string[];
+  /**
+   * Normalises a prefix for truncation queries: case and diacritic folding only (no stemming,
+   * no stop words), so `protoc*` finds `protocol` and `protocols`.
+   */
+  normalizePrefix(text: string): string;
+}

@@ -1,0 +1,57 @@
+/**
+ * What one generation offers to the query executor (`src/query/`). The on-disk reader
+ * (`generation/generation-reader.ts`) implements it; tests may implement it in memory.
+ *
+ * docIds are dense per generation: 0 .. maxDoc-1. Killed documents stay in postings until a
+ * merge drops them; the executor must skip them with {@link GenerationView.isKilled}.
+ */
+export const NO_MORE_DOCS = 2147483647;
+
+export interface PostingsIterator {
+  /** Documents in this list (killed ones included). */
+  readonly docFreq: number;
+  /** Largest term frequency in the whole list. */
+  readonly maxFreq: number;
+  /** Smallest field length among documents of the whole list. */
+  readonly minLength: number;
+  /** Current document: -1 before the first move, NO_MORE_DOCS after the last. */
+  docId(): number;
+  nextDoc(): number;
+  /** Moves to the first document >= target; target must be > docId(). */
+  advance(target: number): number;
+  /** Term frequency in the current document. */
+  freq(): number;
+  /** Positions in the current document, ascending. Only for iterators opened with positions. */
+  positions(): Int32Array;
+  /**
+   * Block-max support. Makes the block containing `target` (or the first block after it)
+   * the current *shallow* block without moving docId(); returns the last docId of that block
+   * (NO_MORE_DOCS when there is none). `target` must not decrease between calls.
+   */
+  advanceShallow(target: number): number;
+  /** Largest freq among documents of the current shallow block. */
+  blockMaxFreq(): number;
+  /** Smallest field length among documents of the current shallow block. */
+  blockMinLength(): number;
+}
+
+export interface GenerationView {
+  /** Generation number (unique, increasing with age: a higher number is newer). */
+  readonly generation: number;
+  readonly maxDoc: number;
+  /** True when the document was deleted or replaced after this generation was written. */
+  isKilled(docId: number): boolean;
+  /** Number of killed documents. */
+  readonly killedCount: number;
+  /** Per-document token counts of a field (0 where absent); null when no document has it. */
+  fieldLengths(field: string): Uint32Array | null;
+  /** Sum of the field's lengths over all documents, and how many documents have the field. */
+  fieldStats(field: string): { sumLength: number; docCount: number };
+  docFreq(field: string, term: string): number;
+  /** Null when the term does not occur in the field. */
+  postings(field: string, term: string, withPositions: boolean): PostingsIterator | null;
+  /** Terms of the field starting with `prefix`, in term order, at most `limit`. */
+  termsWithPrefix(field: string, prefix: string, limit: number): string[];
+  /** Values of a numeric class per document (NaN where absent); null when absent everywhere. */
+  numericValues(field: string): Float64Array | null;
+}
