@@ -21,14 +21,16 @@ export interface Directory {
   openInput(name: string): IndexInput;
   /** Reads a whole (small) file. */
   readFile(name: string): Uint8Array;
-  /** Makes the named files' contents durable. */
-  sync(names: string[]): void;
+  /** Makes the named files' contents durable (async: fsync runs off the event loop). */
+  sync(names: string[]): Promise<void>;
   /** Makes renames, creations and deletions in this folder durable. */
-  syncDirectory(): void;
+  syncDirectory(): Promise<void>;
   rename(from: string, to: string): void;
   deleteFile(name: string): void;
-  /** Hard-links `name` into another folder (snapshots). */
-  linkTo(name: string, targetFolder: string): void;
+  /** Hard-links `name` into `target` under the same name (snapshots). */
+  linkTo(name: string, target: Directory): void;
+  /** Copies `name` of `source` into this folder, replacing a file of that name (restore). */
+  copyFrom(source: Directory, name: string): void;
 }
 
 /** Sequential writer of one new file. */

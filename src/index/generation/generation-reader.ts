@@ -1,0 +1,222 @@
+import { inflateRawSync } from 'node:zlib';
+import { CorruptIndexError } from '../../errors.js';
+import { ByteReader } from '../store/byte-reader.js';
+import { openCodecFile, readCodecFile } from '../store/codec-file.js';
+import type { Directory, IndexInput } from '../store/directory.js';
+import type { StoredRecord } from '../document.js';
+import type { PostingsIterator } from '../generation-view.js';
+import { BlockPostingsIterator } from './block-postings-iterator.js';
+import {
+  CODEC_GENERATION,
+  CODEC_NORMS,
+  CODEC_POSITIONS,
+  CODEC_POSTINGS,
+  CODEC_STORED,
+  CODEC_TERMS,
+  FORMAT_VERSION,
+  generationFile,
+  type FieldMeta,
+  type GenerationMeta,
+} from './generation-files.js';
+import { readStoredRecord } from './stored-record-codec.js';
+import { TermDictionaryReader, type TermInfo } from './term-dictionary-reader.js';
+
+interface StoredBlock {
+  firstDoc: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * The immutable files of one generation, opened and verified (every checksum is checked at
+ * open, so a corrupted file is found before it answers queries). Shared by every searcher
+ * that includes the generation; killed bits are not part of it (they change per manifest).
+ */
+export class GenerationReader {
+  readonly meta: GenerationMeta;
+  readonly generation: number;
+  readonly maxDoc: number;
+  private readonly dictionary: TermDictionaryReader;
+  private readonly docInput: IndexInput;
+  private readonly posInput: IndexInput;
+  private readonly storedInput: IndexInput;
+  private readonly lengths = new Map<string, Uint32Array>();
+  private readonly numbers = new Map<string, Float64Array>();
+  private readonly fieldMeta = new Map<string, FieldMeta>();
+  private readonly storedBlocks: StoredBlock[] = [];
+  private cachedBlock: { index: number; bytes: Uint8Array; starts: Int32Array; ends: Int32Array } | undefined;
+  private closed = false;
+
+  static open(dir: Directory, generation: number): GenerationReader {
+    return new GenerationReader(dir, generation);
+  }
+
+  private constructor(dir: Directory, generation: number) {
+    const metaName = generationFile(generation, 'gen');
+    const { body } = readCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION);
+    try {
+      this.meta = JSON.parse(new TextDecoder().decode(body)) as GenerationMeta;
+    } catch (error) {
+      throw new CorruptIndexError(metaName, 'metadata is not valid JSON', { cause: error });
+    }
+    this.generation = generation;
+    this.maxDoc = this.meta.docCount;
+    for (const field of this.meta.fields) this.fieldMeta.set(field.name, field);
+    const opened: IndexInput[] = [];
+    try {
+      const terms = readCodecFile(dir, generationFile(generation, 'tim'), CODEC_TERMS, FORMAT_VERSION);
+      const termsStart = dir.fileLength(generationFile(generation, 'tim')) - 8 - terms.body.length;
+      this.dictionary = withFile(generationFile(generation, 'tim'), () => new TermDictionaryReader(terms.body, termsStart));
+      this.docInput = openCodecFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS, FORMAT_VERSION).input;
+      opened.push(this.docInput);
+      this.posInput = openCodecFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS, FORMAT_VERSION).input;
+      opened.push(this.posInput);
+      const stored = openCodecFile(dir, generationFile(generation, 'fdt'), CODEC_STORED, FORMAT_VERSION);
+      this.storedInput = stored.input;
+      opened.push(this.storedInput);
+      withFile(stored.input.name, () => this.readStoredIndex(stored.bodyEnd));
+      const norms = readCodecFile(dir, generationFile(generation, 'nrm'), CODEC_NORMS, FORMAT_VERSION);
+      withFile(generationFile(generation, 'nrm'), () => this.readNorms(norms.body));
+    } catch (error) {
+      for (const input of opened) input.close();
+      throw error;
+    }
+  }
+
+  fieldMetaOf(field: string): FieldMeta | undefined {
+    return this.fieldMeta.get(field);
+  }
+
+  fieldNames(): string[] {
+    return this.dictionary.fieldNames();
+  }
+
+  fieldLengths(field: string): Uint32Array | null {
+    return this.lengths.get(field) ?? null;
+  }
+
+  numericValues(field: string): Float64Array | null {
+    return this.numbers.get(field) ?? null;
+  }
+
+  termInfo(field: string, term: string): TermInfo | undefined {
+    return this.dictionary.lookup(field, term);
+  }
+
+  postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
+    const info = this.dictionary.lookup(field, term);
+    return info === undefined ? null : this.postingsOf(info, withPositions);
+  }
+
+  postingsOf(info: TermInfo, withPositions: boolean): BlockPostingsIterator {
+    const bytes = this.docInput.read(info.docStart, info.docLength);
+    return new BlockPostingsIterator(bytes, info.docFreq, withPositions ? this.posInput : null, info.posStart, info.posLength);
+  }
+
+  termsWithPrefix(field: string, prefix: string, limit: number): string[] {
+    const out: string[] = [];
+    if (limit <= 0) return out;
+    this.dictionary.forEachTermFrom(field, prefix, (term) => {
+      if (!term.startsWith(prefix)) return false;
+      out.push(term);
+      return out.length < limit;
+    });
+    return out;
+  }
+
+  /** Every term of a field with its postings location, in order (merges). */
+  terms(field: string): Iterable<[string, TermInfo]> {
+    return this.dictionary.terms(field);
+  }
+
+  /** Decodes one document's stored record. */
+  stored(docId: number): StoredRecord {
+    return readStoredRecord(new ByteReader(this.storedRecordBytes(docId)));
+  }
+
+  /** The encoded stored record (merges copy it without decoding). */
+  storedRecordBytes(docId: number): Uint8Array {
+    if (docId < 0 || docId >= this.maxDoc) throw new RangeError(`docId ${docId} out of range 0..${this.maxDoc - 1}`);
+    const blockIndex = findBlock(this.storedBlocks, docId);
+    let cached = this.cachedBlock;
+    if (cached === undefined || cached.index !== blockIndex) {
+      const block = this.storedBlocks[blockIndex]!;
+      const bytes = inflateRawSync(this.storedInput.read(block.offset, block.length));
+      const next = blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
+      const starts = new Int32Array(next - block.firstDoc);
+      const ends = new Int32Array(next - block.firstDoc);
+      const reader = new ByteReader(bytes);
+      for (let i = 0; i < starts.length; i++) {
+        const length = reader.readVInt();
+        starts[i] = reader.pos;
+        reader.pos += length;
+        ends[i] = reader.pos;
+      }
+      cached = { index: blockIndex, bytes, starts, ends };
+      this.cachedBlock = cached;
+    }
+    const i = docId - this.storedBlocks[blockIndex]!.firstDoc;
+    return cached.bytes.subarray(cached.starts[i]!, cached.ends[i]!);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.docInput.close();
+    this.posInput.close();
+    this.storedInput.close();
+  }
+
+  private readStoredIndex(bodyEnd: number): void {
+    const tail = this.storedInput.read(bodyEnd - 8, 8);
+    const indexOffset = new DataView(tail.buffer, tail.byteOffset, 8).getFloat64(0, true);
+    const index = new ByteReader(this.storedInput.read(indexOffset, bodyEnd - 8 - indexOffset));
+    const blocks = index.readVInt();
+    for (let b = 0; b < blocks; b++) {
+      this.storedBlocks.push({ firstDoc: index.readVInt(), offset: index.readVInt(), length: index.readVInt() });
+    }
+  }
+
+  private readNorms(body: Uint8Array): void {
+    const input = new ByteReader(body);
+    const docCount = input.readVInt();
+    if (docCount !== this.maxDoc) throw new RangeError(`norms for ${docCount} documents, generation has ${this.maxDoc}`);
+    const fields = input.readVInt();
+    for (let f = 0; f < fields; f++) {
+      const name = input.readString();
+      const bytes = input.readBytes(docCount * 4);
+      const values = new Uint32Array(docCount);
+      new Uint8Array(values.buffer).set(bytes);
+      this.lengths.set(name, values);
+    }
+    const numeric = input.readVInt();
+    for (let f = 0; f < numeric; f++) {
+      const name = input.readString();
+      const bytes = input.readBytes(docCount * 8);
+      const values = new Float64Array(docCount);
+      new Uint8Array(values.buffer).set(bytes);
+      this.numbers.set(name, values);
+    }
+  }
+}
+
+function findBlock(blocks: StoredBlock[], docId: number): number {
+  let low = 0;
+  let high = blocks.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >>> 1;
+    if (blocks[mid]!.firstDoc <= docId) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Turns a decoding failure inside a verified file into an error that names the file. */
+function withFile<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof CorruptIndexError) throw error;
+    throw new CorruptIndexError(name, `unreadable content (${(error as Error).message})`, { cause: error });
+  }
+}

@@ -1,0 +1,361 @@
+import { deflateRawSync } from 'node:zlib';
+import { ByteWriter } from '../store/byte-writer.js';
+import { createCodecOutput, writeCodecFile, type CodecOutput } from '../store/codec-file.js';
+import type { Directory } from '../store/directory.js';
+import {
+  CODEC_GENERATION,
+  CODEC_NORMS,
+  CODEC_POSITIONS,
+  CODEC_POSTINGS,
+  CODEC_STORED,
+  CODEC_TERMS,
+  FORMAT_VERSION,
+  generationFile,
+  POSTINGS_BLOCK_SIZE,
+  TERMS_PER_BLOCK,
+  type FieldMeta,
+  type GenerationMeta,
+} from './generation-files.js';
+
+/** Postings of one term, as a writer consumes them. */
+export interface PostingsData {
+  count: number;
+  docs: ArrayLike<number>;
+  freqs: ArrayLike<number>;
+  /** Concatenated positions of every document in order (sum of freqs long), or null. */
+  positions: ArrayLike<number> | null;
+}
+
+export interface SourceField {
+  name: string;
+  positions: boolean;
+  /** Token count per document; null for keyword fields. */
+  lengths: Uint32Array | null;
+  sumLength: number;
+  docCount: number;
+  /** Terms in ascending JS string order. */
+  terms(): Iterable<[string, PostingsData]>;
+}
+
+/** What a new generation is written from: a flushed buffer or the inputs of a merge. */
+export interface GenerationSource {
+  docCount: number;
+  /** Sorted by name. */
+  fields: SourceField[];
+  numbers: [string, Float64Array][];
+  /** Encoded stored records, docId order. */
+  storedRecords(): Iterable<Uint8Array>;
+}
+
+/** Stored records are compressed together until a block holds this many bytes. */
+const STORED_BLOCK_BYTES = 16 * 1024;
+
+/**
+ * Writes generation `generation` from `source` into `dir` and returns its metadata. Files are
+ * written but not synced: the caller syncs them before publishing a manifest that names them.
+ */
+export function writeGeneration(dir: Directory, generation: number, source: GenerationSource): GenerationMeta {
+  const files: string[] = [];
+  const open = (extension: 'tim' | 'doc' | 'pos' | 'nrm' | 'fdt', codec: string): CodecOutput => {
+    const name = generationFile(generation, extension);
+    files.push(name);
+    return createCodecOutput(dir, name, codec, FORMAT_VERSION);
+  };
+  const fields: FieldMeta[] = [];
+  const termsOut = open('tim', CODEC_TERMS);
+  const docOut = open('doc', CODEC_POSTINGS);
+  const posOut = open('pos', CODEC_POSITIONS);
+  const postings = new PostingsWriter(docOut, posOut);
+  const dictionary = new TermDictionaryWriter(termsOut);
+  for (const field of source.fields) {
+    dictionary.startField(field.name, field.positions);
+    for (const [term, data] of field.terms()) {
+      const entry = postings.write(data, field.lengths);
+      dictionary.add(term, data.count, entry);
+    }
+    dictionary.finishField();
+    fields.push({
+      name: field.name,
+      positions: field.positions,
+      sumLength: field.sumLength,
+      docCount: field.docCount,
+      hasLengths: field.lengths !== null,
+    });
+  }
+  dictionary.finish();
+  postings.finish();
+  termsOut.close();
+  docOut.close();
+  posOut.close();
+
+  writeNorms(open('nrm', CODEC_NORMS), source);
+  writeStored(open('fdt', CODEC_STORED), source);
+
+  let sizeBytes = 0;
+  for (const name of files) sizeBytes += dir.fileLength(name);
+  const metaName = generationFile(generation, 'gen');
+  files.push(metaName);
+  const meta: GenerationMeta = {
+    generation,
+    docCount: source.docCount,
+    fields,
+    numericFields: source.numbers.map(([name]) => name),
+    files,
+    sizeBytes,
+    createdAt: new Date().toISOString(),
+  };
+  writeCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION, new TextEncoder().encode(JSON.stringify(meta)));
+  meta.sizeBytes += dir.fileLength(metaName);
+  return meta;
+}
+
+interface PostingsEntry {
+  docStart: number;
+  docLength: number;
+  posStart: number;
+  posLength: number;
+}
+
+/** Encodes postings lists into `.doc` and `.pos` (layout in generation-files.ts). */
+class PostingsWriter {
+  private readonly docBuffer = new ByteWriter(1 << 16);
+  private readonly blockBuffer = new ByteWriter(1 << 12);
+  private readonly skipBuffer = new ByteWriter(1 << 10);
+  private readonly posBuffer = new ByteWriter(1 << 16);
+
+  constructor(
+    private readonly docOut: CodecOutput,
+    private readonly posOut: CodecOutput,
+  ) {}
+
+  write(data: PostingsData, lengths: Uint32Array | null): PostingsEntry {
+    const { count, docs, freqs, positions } = data;
+    const docStart = this.docOut.position;
+    const posStart = this.posOut.position;
+    const blocks = Math.ceil(count / POSTINGS_BLOCK_SIZE);
+    let maxFreq = 0;
+    let minLength = 0x7fffffff;
+    const out = this.docBuffer;
+    const skip = this.skipBuffer;
+    const blockBytes = this.blockBuffer;
+    out.reset();
+    skip.reset();
+    blockBytes.reset();
+    let positionAt = 0;
+    let lastDoc = -1;
+    for (let block = 0; block < blocks; block++) {
+      const from = block * POSTINGS_BLOCK_SIZE;
+      const to = Math.min(count, from + POSTINGS_BLOCK_SIZE);
+      const blockStart = blockBytes.length;
+      const posBlockStart = this.posBuffer.length;
+      let blockMaxFreq = 0;
+      let blockMinLength = 0x7fffffff;
+      const previousLastDoc = lastDoc;
+      for (let i = from; i < to; i++) {
+        const doc = docs[i]!;
+        const freq = freqs[i]!;
+        const delta = doc - lastDoc;
+        lastDoc = doc;
+        if (freq === 1) blockBytes.writeVInt(delta * 2 + 1);
+        else {
+          blockBytes.writeVInt(delta * 2);
+          blockBytes.writeVInt(freq);
+        }
+        if (freq > blockMaxFreq) blockMaxFreq = freq;
+        const length = lengths === null ? 1 : lengths[doc]!;
+        if (length < blockMinLength) blockMinLength = length;
+        if (positions !== null) {
+          let previous = 0;
+          for (let p = 0; p < freq; p++) {
+            const position = positions[positionAt++]!;
+            this.posBuffer.writeVInt(position - previous);
+            previous = position;
+          }
+        }
+      }
+      if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
+      if (blockMinLength < minLength) minLength = blockMinLength;
+      skip.writeVInt(lastDoc - previousLastDoc);
+      skip.writeVInt(blockBytes.length - blockStart);
+      skip.writeVInt(this.posBuffer.length - posBlockStart);
+      skip.writeVInt(blockMaxFreq);
+      skip.writeVInt(blockMinLength);
+    }
+    out.writeVInt(maxFreq);
+    out.writeVInt(minLength);
+    if (blocks > 1) out.writeBytes(skip.view0());
+    out.writeBytes(blockBytes.view0());
+    this.docOut.write(out.view0());
+    if (this.posBuffer.length >= 1 << 16) this.flushPositions();
+    const posLength = this.posOut.position + this.posBuffer.length - posStart;
+    this.flushPositions();
+    return { docStart, docLength: out.length, posStart, posLength };
+  }
+
+  finish(): void {
+    this.flushPositions();
+  }
+
+  private flushPositions(): void {
+    if (this.posBuffer.length === 0) return;
+    this.posOut.write(this.posBuffer.view0());
+    this.posBuffer.reset();
+  }
+}
+
+interface DictionaryField {
+  name: string;
+  positions: boolean;
+  termCount: number;
+  blocks: { firstTerm: string; offset: number; docBase: number; posBase: number }[];
+}
+
+/** Writes `.tim`: blocks of prefix-compressed terms, then the block index, then its offset. */
+class TermDictionaryWriter {
+  private readonly fields: DictionaryField[] = [];
+  private current: DictionaryField | undefined;
+  private readonly block = new ByteWriter(1 << 12);
+  private blockTerms = 0;
+  private previousTerm = '';
+  private previousDocStart = 0;
+  private previousPosStart = 0;
+
+  constructor(private readonly out: CodecOutput) {}
+
+  startField(name: string, positions: boolean): void {
+    this.current = { name, positions, termCount: 0, blocks: [] };
+    this.fields.push(this.current);
+  }
+
+  add(term: string, docFreq: number, entry: PostingsEntry): void {
+    const field = this.current!;
+    if (this.blockTerms === 0) {
+      field.blocks.push({ firstTerm: term, offset: 0, docBase: entry.docStart, posBase: entry.posStart });
+      this.previousTerm = '';
+      this.previousDocStart = entry.docStart;
+      this.previousPosStart = entry.posStart;
+    }
+    const prefix = commonPrefixLength(this.previousTerm, term);
+    this.block.writeVInt(prefix);
+    this.block.writeString(term.slice(prefix));
+    this.block.writeVInt(docFreq);
+    this.block.writeVInt(entry.docStart - this.previousDocStart);
+    this.block.writeVInt(entry.docLength);
+    this.block.writeVInt(entry.posStart - this.previousPosStart);
+    this.block.writeVInt(entry.posLength);
+    this.previousTerm = term;
+    this.previousDocStart = entry.docStart;
+    this.previousPosStart = entry.posStart;
+    field.termCount++;
+    if (++this.blockTerms === TERMS_PER_BLOCK) this.flushBlock();
+  }
+
+  finishField(): void {
+    this.flushBlock();
+  }
+
+  finish(): void {
+    const index = new ByteWriter(1 << 12);
+    index.writeVInt(this.fields.length);
+    for (const field of this.fields) {
+      index.writeString(field.name);
+      index.writeVInt(field.positions ? 1 : 0);
+      index.writeVInt(field.termCount);
+      index.writeVInt(field.blocks.length);
+      for (const block of field.blocks) {
+        index.writeString(block.firstTerm);
+        index.writeVInt(block.offset);
+        index.writeVInt(block.docBase);
+        index.writeVInt(block.posBase);
+      }
+    }
+    const indexOffset = this.out.position;
+    index.writeFloat64(indexOffset);
+    this.out.write(index.view0());
+  }
+
+  private flushBlock(): void {
+    if (this.blockTerms === 0) return;
+    const field = this.current!;
+    const header = new ByteWriter(8);
+    header.writeVInt(this.blockTerms);
+    field.blocks[field.blocks.length - 1]!.offset = this.out.position;
+    this.out.write(header.view0());
+    this.out.write(this.block.view0());
+    this.block.reset();
+    this.blockTerms = 0;
+  }
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  const max = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Never split a surrogate pair: the suffix is written as UTF-8 on its own.
+  if (i > 0 && i < b.length && (b.charCodeAt(i) & 0xfc00) === 0xdc00) i--;
+  return i;
+}
+
+/** `.nrm`: field count · (name · uint32 × docCount)* · numeric count · (name · float64 × docCount)*. */
+function writeNorms(out: CodecOutput, source: GenerationSource): void {
+  const withLengths = source.fields.filter((field) => field.lengths !== null);
+  const header = new ByteWriter(256);
+  header.writeVInt(source.docCount);
+  header.writeVInt(withLengths.length);
+  out.write(header.view0());
+  for (const field of withLengths) {
+    const name = new ByteWriter(64);
+    name.writeString(field.name);
+    out.write(name.view0());
+    out.write(toLittleEndianBytes(field.lengths!));
+  }
+  const numbersHeader = new ByteWriter(64);
+  numbersHeader.writeVInt(source.numbers.length);
+  out.write(numbersHeader.view0());
+  for (const [fieldName, values] of source.numbers) {
+    const name = new ByteWriter(64);
+    name.writeString(fieldName);
+    out.write(name.view0());
+    out.write(toLittleEndianBytes(values));
+  }
+  out.close();
+}
+
+function toLittleEndianBytes(values: Uint32Array | Float64Array): Uint8Array {
+  // Every platform Node runs on here is little-endian; the reader checks the same way.
+  return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+}
+
+/** `.fdt`: deflated blocks of records; then block count · (firstDoc · offset · length)* · index offset. */
+function writeStored(out: CodecOutput, source: GenerationSource): void {
+  const index = new ByteWriter(1 << 12);
+  const block = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  let blocks = 0;
+  let firstDoc = 0;
+  let doc = 0;
+  const flush = () => {
+    if (doc === firstDoc) return;
+    const compressed = deflateRawSync(block.view0(), { level: 1 });
+    index.writeVInt(firstDoc);
+    index.writeVInt(out.position);
+    index.writeVInt(compressed.length);
+    out.write(compressed);
+    blocks++;
+    block.reset();
+    firstDoc = doc;
+  };
+  for (const record of source.storedRecords()) {
+    block.writeVInt(record.length);
+    block.writeBytes(record);
+    doc++;
+    if (block.length >= STORED_BLOCK_BYTES) flush();
+  }
+  flush();
+  const trailer = new ByteWriter(index.length + 16);
+  const indexOffset = out.position;
+  trailer.writeVInt(blocks);
+  trailer.writeBytes(index.view0());
+  trailer.writeFloat64(indexOffset);
+  out.write(trailer.view0());
+  out.close();
+}

@@ -1,0 +1,141 @@
+import type { Directory } from '../store/directory.js';
+import type { FieldMeta, GenerationMeta } from './generation-files.js';
+import { GenerationReader } from './generation-reader.js';
+import { writeGeneration, type GenerationSource, type PostingsData, type SourceField } from './generation-writer.js';
+import { KilledBits } from './killed-bits.js';
+
+/** One input of a merge: a generation and the killed bits it is merged with. */
+export interface MergeInput {
+  generation: number;
+  /** The `.del` file whose bits the merge drops, or null when none are killed. */
+  killedFile: string | null;
+}
+
+/**
+ * Where each input document goes in the merged generation: `docMaps[i][oldDoc]` is the new
+ * docId, or -1 for a killed document. Derived only from the killed bits the merge used, so
+ * the index can recompute it to carry over kills that happened while the merge ran.
+ */
+export function computeDocMaps(inputs: { maxDoc: number; killed: KilledBits | null }[]): Int32Array[] {
+  let next = 0;
+  return inputs.map(({ maxDoc, killed }) => {
+    const map = new Int32Array(maxDoc);
+    for (let doc = 0; doc < maxDoc; doc++) map[doc] = killed !== null && killed.has(doc) ? -1 : next++;
+    return map;
+  });
+}
+
+/**
+ * Merges generations into a new one, dropping killed documents. Opens its own readers (it
+ * runs in a worker thread) and writes without syncing: the index syncs before publishing.
+ */
+export function mergeGenerations(dir: Directory, inputs: MergeInput[], generation: number): GenerationMeta {
+  const readers = inputs.map((input) => GenerationReader.open(dir, input.generation));
+  try {
+    const killed = inputs.map((input, i) =>
+      input.killedFile === null ? null : KilledBits.read(dir, input.killedFile, readers[i]!.maxDoc),
+    );
+    const docMaps = computeDocMaps(readers.map((reader, i) => ({ maxDoc: reader.maxDoc, killed: killed[i]! })));
+    return writeGeneration(dir, generation, mergeSource(readers, docMaps));
+  } finally {
+    for (const reader of readers) reader.close();
+  }
+}
+
+function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): GenerationSource {
+  let docCount = 0;
+  for (const map of docMaps) for (const target of map) if (target >= 0) docCount++;
+
+  const fieldNames = [...new Set(readers.flatMap((reader) => reader.fieldNames()))].sort();
+  const fields: SourceField[] = fieldNames.map((name) => {
+    const metas = readers.map((reader) => reader.fieldMetaOf(name)).filter((m): m is FieldMeta => m !== undefined);
+    const positions = metas.some((m) => m.positions);
+    const hasLengths = metas.some((m) => m.hasLengths);
+    let lengths: Uint32Array | null = null;
+    let sumLength = 0;
+    let withField = 0;
+    if (hasLengths) {
+      lengths = new Uint32Array(docCount);
+      readers.forEach((reader, i) => {
+        const own = reader.fieldLengths(name);
+        if (own === null) return;
+        const map = docMaps[i]!;
+        for (let doc = 0; doc < map.length; doc++) {
+          const target = map[doc]!;
+          if (target < 0) continue;
+          const length = own[doc]!;
+          lengths![target] = length;
+          sumLength += length;
+          if (length > 0) withField++;
+        }
+      });
+    }
+    return {
+      name,
+      positions,
+      lengths,
+      sumLength,
+      docCount: withField,
+      terms: () => mergedTerms(readers, docMaps, name, positions),
+    };
+  });
+
+  const numericNames = [...new Set(readers.flatMap((reader) => reader.meta.numericFields))].sort();
+  const numbers: [string, Float64Array][] = numericNames.map((name) => {
+    const values = new Float64Array(docCount).fill(Number.NaN);
+    readers.forEach((reader, i) => {
+      const own = reader.numericValues(name);
+      if (own === null) return;
+      const map = docMaps[i]!;
+      for (let doc = 0; doc < map.length; doc++) if (map[doc]! >= 0) values[map[doc]!] = own[doc]!;
+    });
+    return [name, values];
+  });
+
+  function* storedRecords(): Generator<Uint8Array> {
+    for (let i = 0; i < readers.length; i++) {
+      const map = docMaps[i]!;
+      for (let doc = 0; doc < map.length; doc++) if (map[doc]! >= 0) yield readers[i]!.storedRecordBytes(doc);
+    }
+  }
+  return { docCount, fields, numbers, storedRecords };
+}
+
+/** K-way merge of the inputs' sorted term lists, remapping docIds and dropping killed docs. */
+function* mergedTerms(
+  readers: GenerationReader[],
+  docMaps: Int32Array[],
+  field: string,
+  positions: boolean,
+): Generator<[string, PostingsData]> {
+  const cursors = readers.map((reader) => reader.terms(field)[Symbol.iterator]());
+  const heads = cursors.map((cursor) => cursor.next());
+  const docs: number[] = [];
+  const freqs: number[] = [];
+  const allPositions: number[] = [];
+  for (;;) {
+    let smallest: string | undefined;
+    for (const head of heads) if (!head.done && (smallest === undefined || head.value[0] < smallest)) smallest = head.value[0];
+    if (smallest === undefined) return;
+    docs.length = 0;
+    freqs.length = 0;
+    allPositions.length = 0;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i]!;
+      if (head.done || head.value[0] !== smallest) continue;
+      const iterator = readers[i]!.postingsOf(head.value[1], positions);
+      const map = docMaps[i]!;
+      for (let doc = iterator.nextDoc(); doc !== 2147483647; doc = iterator.nextDoc()) {
+        const target = map[doc]!;
+        if (target < 0) continue;
+        docs.push(target);
+        freqs.push(iterator.freq());
+        if (positions) for (const position of iterator.positions()) allPositions.push(position);
+      }
+      heads[i] = cursors[i]!.next();
+    }
+    if (docs.length > 0) {
+      yield [smallest, { count: docs.length, docs, freqs, positions: positions ? allPositions : null }];
+    }
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Worker thread entry of a merge: reopens the index folder by path, merges, syncs the new
+ * files (a worker may block on fsync: nobody waits on its event loop), and reports back.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { FsDirectory } from '../store/fs-directory.js';
+import { mergeGenerations, type MergeInput } from '../generation/merge-generations.js';
+
+interface MergeJob {
+  path: string;
+  inputs: MergeInput[];
+  generation: number;
+}
+
+const job = workerData as MergeJob;
+try {
+  const dir = new FsDirectory(job.path);
+  const meta = mergeGenerations(dir, job.inputs, job.generation);
+  dir.syncNow(meta.files);
+  parentPort!.postMessage({ ok: true, meta });
+} catch (error) {
+  const e = error as Error & { code?: string };
+  parentPort!.postMessage({ ok: false, message: e.message, code: e.code ?? 'MERGE_FAILED', stack: e.stack });
+}

@@ -1,0 +1,53 @@
+import { Worker } from 'node:worker_threads';
+import { SearchError } from '../../errors.js';
+import type { GenerationMeta } from '../generation/generation-files.js';
+import { mergeGenerations, type MergeInput } from '../generation/merge-generations.js';
+import type { Directory } from '../store/directory.js';
+import { FsDirectory } from '../store/fs-directory.js';
+
+/**
+ * Runs one merge: in a worker thread when the directory is a real folder and threads are
+ * allowed (queries and commits keep the main thread), inline otherwise (in-memory test
+ * directories, which a worker cannot see).
+ */
+export async function runMerge(
+  dir: Directory,
+  inputs: MergeInput[],
+  generation: number,
+  useWorker: boolean,
+  signal?: AbortSignal,
+): Promise<GenerationMeta> {
+  if (!useWorker || !(dir instanceof FsDirectory)) {
+    // Let the caller's event loop turn before the (synchronous) merge starts.
+    await new Promise((resolve) => setImmediate(resolve));
+    const meta = mergeGenerations(dir, inputs, generation);
+    await dir.sync(meta.files);
+    return meta;
+  }
+  return new Promise<GenerationMeta>((resolve, reject) => {
+    const worker = new Worker(new URL('./merge-worker.js', import.meta.url), {
+      workerData: { path: dir.path, inputs, generation },
+    });
+    let settled = false;
+    const abort = () => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      reject(new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped because the index is closing`));
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+    worker.once('message', (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
+      settled = true;
+      if (message.ok) resolve(message.meta!);
+      else reject(new SearchError(message.code ?? 'MERGE_FAILED', `merge into generation ${generation} failed: ${message.message}`));
+    });
+    worker.once('error', (error) => {
+      if (!settled) reject(new SearchError('MERGE_FAILED', `merge worker crashed: ${error.message}`, { cause: error }));
+      settled = true;
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new SearchError('MERGE_FAILED', `merge worker exited with code ${code}`));
+      settled = true;
+    });
+  });
+}

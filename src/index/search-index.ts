@@ -1,0 +1,754 @@
+import { SearchError } from '../errors.js';
+import type { DocumentInput } from './document.js';
+import { bufferSource } from './generation/buffer-source.js';
+import { GenerationBuffer } from './generation/generation-buffer.js';
+import { generationOfFile, killedFile, type GenerationMeta } from './generation/generation-files.js';
+import { GenerationReader } from './generation/generation-reader.js';
+import { writeGeneration } from './generation/generation-writer.js';
+import { KilledBits } from './generation/killed-bits.js';
+import { LiveGeneration } from './generation/live-generation.js';
+import { computeDocMaps, type MergeInput } from './generation/merge-generations.js';
+import {
+  emptyManifest,
+  isManifestTemp,
+  ManifestMaybePublishedError,
+  MANIFEST_FILE,
+  manifestFiles,
+  publishManifest,
+  readManifest,
+  type Manifest,
+  type ManifestGeneration,
+} from './manifest.js';
+import { DEFAULT_MERGE_POLICY, findMerges, type MergePolicyOptions } from './merge/merge-policy.js';
+import { runMerge } from './merge/run-merge.js';
+import { Schema, type SchemaOptions } from './schema.js';
+import { Searcher, type PointInTime } from './searcher.js';
+import { emptyStats, type IndexStats } from './index-stats.js';
+import type { Directory } from './store/directory.js';
+import { FsDirectory } from './store/fs-directory.js';
+
+export interface IndexOptions {
+  /** The index folder (a path, or a Directory for tests). */
+  directory: Directory | string;
+  schema?: SchemaOptions;
+  /** Commits are refused at this many generations (`push.max-generations`). Default 64. */
+  maxGenerations?: number;
+  /** `push.scheduler.killed-percentage-for-reindex`. Default 50. */
+  killedPercentageForReindex?: number;
+  /** Merges running at once, each in a worker thread (`push.worker-thread-count`); 0 runs them inline. */
+  mergeThreads?: number;
+  mergePolicy?: Partial<MergePolicyOptions>;
+  /** Merge automatically after commits. Default true. */
+  autoMerge?: boolean;
+  /** The indexing buffer is written out as a generation (not yet published) beyond this size. Default 64 MiB. */
+  ramBufferBytes?: number;
+  /** `push.create-snapshot-on-merge-failure`: snapshot into `snapshotFolder(name)` when a merge fails. */
+  createSnapshotOnMergeFailure?: boolean;
+  snapshotFolder?: (name: string) => Directory;
+  onEvent?: (event: IndexEvent) => void;
+  /** Test hook: called before each merge runs; throwing makes that merge fail. */
+  beforeMerge?: (generations: number[]) => void;
+}
+
+export type IndexEvent =
+  | { type: 'commit'; manifest: number; generations: number[]; changes: number; durationMs: number }
+  | { type: 'flush'; generation: number; documents: number }
+  | { type: 'merge-start'; generations: number[]; into: number }
+  | { type: 'merge-done'; generations: number[]; into: number; documents: number; durationMs: number }
+  | { type: 'merge-failed'; generations: number[]; into: number; error: Error; snapshot: string | null };
+
+export interface CommitOptions {
+  /** Highest journal sequence number whose change is in this commit (recorded in the manifest). */
+  journalSeq?: number;
+  userData?: Record<string, unknown>;
+}
+
+export interface CommitResult {
+  manifest: number;
+  /** Generations this commit created (usually one; more when the buffer was flushed early). */
+  generations: number[];
+  changes: number;
+}
+
+export interface SnapshotInfo {
+  manifest: number;
+  files: string[];
+  documents: number;
+}
+
+interface PendingGeneration {
+  buffer: GenerationBuffer;
+  meta?: GenerationMeta;
+}
+
+/** Key → where its live document is: generation · 2^31 + docId. */
+type Location = number;
+const DOC_BITS = 2 ** 31;
+const locationOf = (generation: number, docId: number): Location => generation * DOC_BITS + docId;
+const generationOfLocation = (location: Location) => Math.floor(location / DOC_BITS);
+const docOfLocation = (location: Location) => location % DOC_BITS;
+
+/**
+ * The index engine's entry point: stages changes in an in-memory buffer, commits them as
+ * new immutable generations by publishing manifests, merges generations in the background,
+ * hands out point-in-time searchers and takes snapshots.
+ *
+ * One serial updater owns the manifest (tantivy's segment updater): commits, merge results
+ * and snapshots run one at a time in `serial()`. Merges themselves run outside it, in worker
+ * threads, so they never block commits or queries.
+ */
+export class SearchIndex {
+  readonly schema: Schema;
+  readonly dir: Directory;
+  private readonly options: IndexOptions;
+  private readonly policy: MergePolicyOptions;
+  private manifest: Manifest;
+  private current: PointInTime;
+  private buffer: GenerationBuffer;
+  private pending: PendingGeneration[] = [];
+  private readonly keys = new Map<string, Location>();
+  private readonly fileReferences = new Map<string, number>();
+  private readonly readers = new Map<number, { reader: GenerationReader; references: number }>();
+  private updater: Promise<unknown> = Promise.resolve();
+  private readonly merging = new Set<number>();
+  private readonly runningMerges = new Set<Promise<void>>();
+  private readonly mergeRetryAfter = new Map<number, number>();
+  private mergeFailuresInARow = 0;
+  private autoMergePaused = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly closing = new AbortController();
+  private closed = false;
+  private readonly counters: IndexStats = emptyStats();
+
+  private constructor(dir: Directory, options: IndexOptions, manifest: Manifest) {
+    this.dir = dir;
+    this.options = options;
+    this.schema = new Schema(options.schema);
+    this.policy = {
+      ...DEFAULT_MERGE_POLICY,
+      ...options.mergePolicy,
+      maxGenerations: options.maxGenerations ?? DEFAULT_MERGE_POLICY.maxGenerations,
+      killedPercentageForReindex: options.killedPercentageForReindex ?? DEFAULT_MERGE_POLICY.killedPercentageForReindex,
+    };
+    this.manifest = manifest;
+    this.buffer = new GenerationBuffer(this.schema);
+    this.current = { manifestNumber: manifest.number, generations: [], files: [], references: 1 };
+  }
+
+  /**
+   * Opens (or creates) the index in a folder: reads the manifest, verifies every file it
+   * names, deletes leftovers that no manifest references (a crash mid-commit or mid-merge).
+   */
+  static async open(options: IndexOptions): Promise<SearchIndex> {
+    const dir = typeof options.directory === 'string' ? new FsDirectory(options.directory) : options.directory;
+    const manifest = readManifest(dir) ?? emptyManifest();
+    const index = new SearchIndex(dir, options, manifest);
+    index.loadManifest();
+    await index.removeLeftovers();
+    return index;
+  }
+
+  /** Stages a document (added, or replacing the one with the same key at commit). */
+  put(doc: DocumentInput): void {
+    this.ensureOpen();
+    this.buffer.put(doc);
+    this.counters.TotDocumentsPut++;
+    this.flushIfBig();
+  }
+
+  /** Stages the removal of a key (no error when absent). */
+  delete(key: string): void {
+    this.ensureOpen();
+    this.buffer.delete(key);
+    this.counters.TotDocumentsDeleted++;
+  }
+
+  /** Changes staged and not yet committed. */
+  get stagedChanges(): number {
+    let changes = this.buffer.changes;
+    for (const pending of this.pending) changes += pending.buffer.changes;
+    return changes;
+  }
+
+  /** Number, journal position and time of the last published manifest. */
+  get lastCommit(): { manifest: number; journalSeq: number; time: string | null; userData: Record<string, unknown> } {
+    return {
+      manifest: this.manifest.number,
+      journalSeq: this.manifest.journalSeq,
+      time: this.manifest.lastCommitTime,
+      userData: this.manifest.userData,
+    };
+  }
+
+  /**
+   * Makes every change staged before this call searchable: writes the new generation(s),
+   * kills replaced and deleted documents in older ones, publishes a manifest. Changes
+   * staged while it runs go to the next commit.
+   */
+  async commit(options: CommitOptions = {}): Promise<CommitResult> {
+    this.ensureOpen();
+    if (!this.buffer.isEmpty) {
+      this.pending.push({ buffer: this.buffer });
+      this.buffer = new GenerationBuffer(this.schema);
+    }
+    await this.waitWhileMergesCatchUp();
+    return this.serial(() => this.publishPending(options));
+  }
+
+  /** A point-in-time searcher of the last published manifest. Release it when done. */
+  acquireSearcher(): Searcher {
+    this.ensureOpen();
+    const pointInTime = this.current;
+    pointInTime.references++;
+    return new Searcher(pointInTime, (released) => this.releasePointInTime(released));
+  }
+
+  /** Statistics: `Tot*` counters since open, `Cur*` gauges now. */
+  stats(): IndexStats {
+    let documents = 0;
+    let killed = 0;
+    let bytes = 0;
+    for (const generation of this.manifest.generations) {
+      documents += generation.docCount - generation.killedCount;
+      killed += generation.killedCount;
+      bytes += generation.sizeBytes;
+    }
+    return {
+      ...this.counters,
+      CurDocuments: documents,
+      CurKilled: killed,
+      CurGenerations: this.manifest.generations.length,
+      CurBytesOnDisk: bytes,
+      CurMergesRunning: this.runningMerges.size,
+      CurStagedChanges: this.stagedChanges,
+      CurManifest: this.manifest.number,
+      LastCommitTime: this.manifest.lastCommitTime,
+    };
+  }
+
+  /** Waits until no merge is running (new ones may start afterwards). */
+  async waitForMerges(): Promise<void> {
+    while (this.runningMerges.size > 0) await Promise.allSettled([...this.runningMerges]);
+  }
+
+  /**
+   * Merges every generation into one, dropping killed documents (vacuum MERGE). Commits go
+   * on meanwhile; their generations are not part of this merge.
+   */
+  async forceMerge(): Promise<void> {
+    this.ensureOpen();
+    this.autoMergePaused++;
+    try {
+      await this.waitForMerges();
+      const generations = this.current.generations;
+      if (generations.length > 1 || (generations.length === 1 && generations[0]!.killedCount > 0)) {
+        const failure = await this.startMerge(generations.map((g) => g.generation));
+        if (failure !== undefined) throw failure;
+      }
+    } finally {
+      this.autoMergePaused--;
+      this.maybeMerge();
+    }
+  }
+
+  /**
+   * Hard-links the files of the last published manifest into `target` (an empty folder):
+   * fast, and safe because published files are never changed.
+   */
+  async snapshot(target: Directory): Promise<SnapshotInfo> {
+    this.ensureOpen();
+    return this.serial(async () => {
+      const files = manifestFiles(this.manifest);
+      for (const name of files) this.dir.linkTo(name, target);
+      await target.sync(files);
+      await target.syncDirectory();
+      this.counters.TotSnapshots++;
+      let documents = 0;
+      for (const g of this.manifest.generations) documents += g.docCount - g.killedCount;
+      return { manifest: this.manifest.number, files, documents };
+    });
+  }
+
+  /**
+   * Replaces the index in `live` by a snapshot (the backup procedure: the snapshot's files
+   * copied over the live ones). The index must be closed. Leftover live files are removed
+   * at the next open.
+   */
+  static async restore(snapshot: Directory, live: Directory): Promise<void> {
+    const snapshotManifest = readManifest(snapshot);
+    if (snapshotManifest === null) {
+      throw new SearchError('SNAPSHOT_INVALID', `${snapshot.path} holds no manifest: it is not a snapshot of this index`);
+    }
+    const files = manifestFiles(snapshotManifest);
+    for (const name of files) {
+      if (!snapshot.fileExists(name)) throw new SearchError('SNAPSHOT_INVALID', `snapshot ${snapshot.path} lacks ${name}`);
+    }
+    // The manifest goes last: until it is replaced, the live index stays the old one.
+    for (const name of files) if (name !== MANIFEST_FILE) live.copyFrom(snapshot, name);
+    await live.sync(files.filter((name) => name !== MANIFEST_FILE));
+    live.copyFrom(snapshot, MANIFEST_FILE);
+    await live.sync([MANIFEST_FILE]);
+    await live.syncDirectory();
+  }
+
+  /** Stops merges, waits for the updater, closes files. Staged changes are dropped (the journal has them). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.closing.abort();
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    await Promise.allSettled([...this.runningMerges]);
+    await this.updater.catch(() => undefined);
+    for (const { reader } of this.readers.values()) reader.close();
+    this.readers.clear();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Commit
+
+  private async publishPending(options: CommitOptions): Promise<CommitResult> {
+    const started = performance.now();
+    const pending = this.pending.slice();
+    const journalSeq = Math.max(options.journalSeq ?? this.manifest.journalSeq, this.manifest.journalSeq);
+    if (pending.length === 0 && journalSeq === this.manifest.journalSeq && options.userData === undefined) {
+      return { manifest: this.manifest.number, generations: [], changes: 0 };
+    }
+    const liveCount = this.manifest.generations.length + pending.filter((p) => p.buffer.docCount > 0).length;
+    if (liveCount > this.policy.maxGenerations) throw this.generationLimitError(liveCount);
+
+    for (const entry of pending) this.flushPending(entry);
+
+    // Which older documents these changes kill, and where each key lives afterwards.
+    const kills = new Map<number, number[]>();
+    const keyUpdates = new Map<string, Location | null>();
+    const generationOfPending = new Map<GenerationBuffer, number>();
+    for (const entry of pending) if (entry.meta !== undefined) generationOfPending.set(entry.buffer, entry.meta.generation);
+    let changes = 0;
+    for (const entry of pending) {
+      changes += entry.buffer.changes;
+      const generation = entry.meta?.generation;
+      for (const key of entry.buffer.changedKeys) {
+        const previous = keyUpdates.has(key) ? keyUpdates.get(key)! : this.keys.get(key);
+        if (previous !== undefined && previous !== null) {
+          const g = generationOfLocation(previous);
+          let list = kills.get(g);
+          if (list === undefined) kills.set(g, (list = []));
+          list.push(docOfLocation(previous));
+        }
+        const doc = entry.buffer.liveDoc(key);
+        keyUpdates.set(key, doc === undefined || generation === undefined ? null : locationOf(generation, doc));
+      }
+    }
+
+    const next: Manifest = {
+      ...this.manifest,
+      number: this.manifest.number + 1,
+      nextGeneration: this.manifest.nextGeneration,
+      journalSeq,
+      lastCommitTime: new Date().toISOString(),
+      userData: { ...this.manifest.userData, ...options.userData },
+    };
+    const written: string[] = [];
+    const killedUpdates = new Map<number, { bits: KilledBits; file: string }>();
+    const killGeneration = (generation: number, maxDoc: number, base: KilledBits | null, docs: Iterable<number>) => {
+      const bits = (base ?? new KilledBits(maxDoc)).with(docs);
+      const file = killedFile(generation, next.nextDeleteGeneration++);
+      bits.write(this.dir, file);
+      written.push(file);
+      killedUpdates.set(generation, { bits, file });
+      return { bits, file };
+    };
+    try {
+      const generations: ManifestGeneration[] = [];
+      for (const entry of this.manifest.generations) {
+        const docs = kills.get(entry.generation);
+        if (docs === undefined) {
+          generations.push(entry);
+          continue;
+        }
+        const live = this.liveGeneration(entry.generation)!;
+        const { bits, file } = killGeneration(entry.generation, live.maxDoc, live.killed, docs);
+        generations.push({ ...entry, killedCount: bits.count, killedFile: file });
+      }
+      for (const entry of pending) {
+        if (entry.meta === undefined) continue;
+        const generation = entry.meta.generation;
+        const docs = [...entry.buffer.killed, ...(kills.get(generation) ?? [])];
+        let killedCount = 0;
+        let killedName: string | null = null;
+        if (docs.length > 0) {
+          const { bits, file } = killGeneration(generation, entry.meta.docCount, null, docs);
+          killedCount = bits.count;
+          killedName = file;
+        }
+        generations.push({
+          generation,
+          docCount: entry.meta.docCount,
+          killedCount,
+          killedFile: killedName,
+          files: entry.meta.files,
+          sizeBytes: entry.meta.sizeBytes,
+        });
+      }
+      // A generation whose every document is killed is dropped, unless a merge reads it.
+      next.generations = generations.filter((g) => g.killedCount < g.docCount || this.merging.has(g.generation));
+      const newFiles = pending.flatMap((entry) => entry.meta?.files ?? []);
+      await this.dir.sync([...newFiles, ...written]);
+      await publishManifest(this.dir, next);
+    } catch (error) {
+      if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
+      this.counters.TotCommitFailures++;
+      throw error instanceof SearchError
+        ? error
+        : new SearchError('COMMIT_FAILED', `commit failed: ${(error as Error).message}`, { cause: error });
+    }
+
+    this.pending.splice(0, pending.length);
+    for (const [key, location] of keyUpdates) {
+      if (location === null) this.keys.delete(key);
+      else this.keys.set(key, location);
+    }
+    this.install(next, killedUpdates);
+    this.counters.TotCommits++;
+    const created = pending.flatMap((entry) => (entry.meta === undefined ? [] : [entry.meta.generation]));
+    this.emit({ type: 'commit', manifest: next.number, generations: created, changes, durationMs: performance.now() - started });
+    this.maybeMerge();
+    return { manifest: next.number, generations: created, changes };
+  }
+
+  /** Writes a pending buffer's generation files (once; a failed commit retries the publish only). */
+  private flushPending(entry: PendingGeneration): void {
+    if (entry.meta !== undefined || entry.buffer.docCount === 0) return;
+    const generation = this.manifest.nextGeneration++;
+    try {
+      entry.meta = writeGeneration(this.dir, generation, bufferSource(entry.buffer));
+    } catch (error) {
+      this.deleteGenerationFiles(generation);
+      throw new SearchError('COMMIT_FAILED', `writing generation ${generation} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    this.counters.TotFlushes++;
+    this.emit({ type: 'flush', generation, documents: entry.buffer.docCount });
+  }
+
+  /** A full buffer is written out early (not published) so that memory stays bounded. */
+  private flushIfBig(): void {
+    const limit = this.options.ramBufferBytes ?? 64 * 1024 * 1024;
+    if (this.buffer.bytesUsed < limit) return;
+    const entry: PendingGeneration = { buffer: this.buffer };
+    this.pending.push(entry);
+    this.buffer = new GenerationBuffer(this.schema);
+    void this.serial(async () => this.flushPending(entry)).catch(() => {
+      // Retried by the next commit, which reports the error.
+    });
+  }
+
+  private generationLimitError(count: number): SearchError {
+    const cause = this.counters.LastMergeError;
+    return new SearchError(
+      'GENERATION_LIMIT',
+      `commit refused: the index would have ${count} generations, above the limit of ${this.policy.maxGenerations} ` +
+        `(push.max-generations)` +
+        (cause === null ? '; merges have not caught up yet, retry shortly' : `; merges are failing: ${cause}. See push.log`),
+    );
+  }
+
+  /** Before committing at the generation limit, give running merges the chance to finish. */
+  private async waitWhileMergesCatchUp(): Promise<void> {
+    for (;;) {
+      const count = this.manifest.generations.length + this.pending.length;
+      if (count <= this.policy.maxGenerations || this.runningMerges.size === 0 || this.mergeFailuresInARow > 0) return;
+      await Promise.race([...this.runningMerges]);
+      await this.updater.catch(() => undefined);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Merges
+
+  private maybeMerge(): void {
+    if (this.closed || this.options.autoMerge === false || this.autoMergePaused > 0) return;
+    const threads = Math.max(1, this.options.mergeThreads ?? 1);
+    const now = Date.now();
+    const blocked = new Set(this.merging);
+    let nextRetry = Infinity;
+    for (const [generation, until] of this.mergeRetryAfter) {
+      if (until > now) {
+        blocked.add(generation);
+        nextRetry = Math.min(nextRetry, until);
+      } else this.mergeRetryAfter.delete(generation);
+    }
+    const candidates = this.current.generations.map((g) => ({
+      generation: g.generation,
+      docCount: g.maxDoc,
+      killedCount: g.killedCount,
+    }));
+    for (const merge of findMerges(candidates, blocked, this.policy)) {
+      if (this.runningMerges.size >= threads) break;
+      void this.startMerge(merge);
+    }
+    if (nextRetry !== Infinity && this.retryTimer === undefined) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        this.maybeMerge();
+      }, nextRetry - now + 10);
+      this.retryTimer.unref();
+    }
+  }
+
+  /** Runs one merge to completion; resolves with the error when it failed (already reported). */
+  private startMerge(generations: number[]): Promise<Error | undefined> {
+    const into = this.manifest.nextGeneration++;
+    const sources = generations.map((g) => this.liveGeneration(g)!);
+    const inputs: MergeInput[] = sources.map((g) => ({ generation: g.generation, killedFile: g.killedFileName }));
+    const killedAtStart = sources.map((g) => g.killed);
+    // Hold the files of the inputs until the merge is over, whatever commits do meanwhile.
+    const holder = this.acquireSearcher();
+    for (const g of generations) this.merging.add(g);
+    const started = performance.now();
+    this.emit({ type: 'merge-start', generations, into });
+    let outcome: Error | undefined;
+    const run = (async () => {
+      try {
+        this.options.beforeMerge?.(generations);
+        const meta = await runMerge(this.dir, inputs, into, (this.options.mergeThreads ?? 1) > 0, this.closing.signal);
+        await this.serial(() => this.publishMerge(sources, killedAtStart, meta));
+        this.mergeFailuresInARow = 0;
+        this.counters.LastMergeError = null;
+        this.counters.TotMergesDone++;
+        this.emit({ type: 'merge-done', generations, into, documents: meta.docCount, durationMs: performance.now() - started });
+      } catch (error) {
+        outcome = error as Error;
+        if (!(error instanceof ManifestMaybePublishedError)) this.deleteGenerationFiles(into);
+        if (!this.closed) await this.reportMergeFailure(generations, into, outcome);
+      } finally {
+        for (const g of generations) this.merging.delete(g);
+        holder.release();
+      }
+    })();
+    this.runningMerges.add(run);
+    return run.then(() => {
+      this.runningMerges.delete(run);
+      this.maybeMerge();
+      return outcome;
+    });
+  }
+
+  private async publishMerge(sources: LiveGeneration[], killedAtStart: (KilledBits | null)[], meta: GenerationMeta): Promise<void> {
+    if (this.closed) throw new SearchError('MERGE_ABORTED', 'the index closed before the merge was published');
+    const inputSet = new Set(sources.map((s) => s.generation));
+    const docMaps = computeDocMaps(sources.map((s, i) => ({ maxDoc: s.maxDoc, killed: killedAtStart[i]! })));
+    // Documents killed by commits that ran during the merge are killed in the result too.
+    const carried: number[] = [];
+    sources.forEach((source, i) => {
+      const now = this.liveGeneration(source.generation)?.killed ?? null;
+      if (now === null) return;
+      const before = killedAtStart[i]!;
+      const map = docMaps[i]!;
+      for (let doc = 0; doc < source.maxDoc; doc++) {
+        if (now.has(doc) && (before === null || !before.has(doc))) carried.push(map[doc]!);
+      }
+    });
+    const next: Manifest = { ...this.manifest, number: this.manifest.number + 1 };
+    let killedEntry: { bits: KilledBits; file: string } | undefined;
+    const written: string[] = [];
+    try {
+      if (carried.length > 0) {
+        const bits = new KilledBits(meta.docCount).with(carried);
+        const file = killedFile(meta.generation, next.nextDeleteGeneration++);
+        bits.write(this.dir, file);
+        written.push(file);
+        await this.dir.sync([file]);
+        killedEntry = { bits, file };
+      }
+      const merged: ManifestGeneration = {
+        generation: meta.generation,
+        docCount: meta.docCount,
+        killedCount: killedEntry?.bits.count ?? 0,
+        killedFile: killedEntry?.file ?? null,
+        files: meta.files,
+        sizeBytes: meta.sizeBytes,
+      };
+      const generations: ManifestGeneration[] = [];
+      let placed = false;
+      for (const g of this.manifest.generations) {
+        if (!inputSet.has(g.generation)) generations.push(g);
+        else if (!placed) {
+          placed = true;
+          if (merged.docCount > merged.killedCount) generations.push(merged);
+        }
+      }
+      next.generations = generations;
+      await publishManifest(this.dir, next);
+      // Everything merged was killed meanwhile: the result is not needed.
+      if (!generations.includes(merged)) this.deleteGenerationFiles(meta.generation);
+    } catch (error) {
+      if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
+      throw error;
+    }
+    // Keys of merged documents now live in the merged generation.
+    const mapByGeneration = new Map(sources.map((s, i) => [s.generation, docMaps[i]!]));
+    for (const [key, location] of this.keys) {
+      const map = mapByGeneration.get(generationOfLocation(location));
+      if (map !== undefined) this.keys.set(key, locationOf(meta.generation, map[docOfLocation(location)]!));
+    }
+    this.install(next, killedEntry === undefined ? new Map() : new Map([[meta.generation, killedEntry]]));
+  }
+
+  private async reportMergeFailure(generations: number[], into: number, error: Error): Promise<void> {
+    this.counters.TotMergesFailed++;
+    this.counters.LastMergeError = error.message;
+    this.mergeFailuresInARow++;
+    const delay = Math.min(60_000, 1000 * 2 ** Math.min(6, this.mergeFailuresInARow - 1));
+    for (const g of generations) this.mergeRetryAfter.set(g, Date.now() + delay);
+    let snapshot: string | null = null;
+    if (this.options.createSnapshotOnMergeFailure === true && this.options.snapshotFolder !== undefined) {
+      const newest = this.manifest.generations.reduce((max, g) => Math.max(max, g.generation), 0);
+      const name = `ServiceInternal-merge-failed-${newest}`;
+      try {
+        const target = this.options.snapshotFolder(name);
+        if (!target.fileExists(MANIFEST_FILE)) await this.snapshot(target);
+        snapshot = name;
+      } catch {
+        snapshot = null;
+      }
+    }
+    this.emit({ type: 'merge-failed', generations, into, error, snapshot });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Manifest state, readers and files
+
+  /** Opens readers for the manifest read at open and builds the key map. */
+  private loadManifest(): void {
+    const generations: LiveGeneration[] = [];
+    try {
+      for (const entry of this.manifest.generations) {
+        const reader = this.acquireReader(entry.generation);
+        const killed = entry.killedFile === null ? null : KilledBits.read(this.dir, entry.killedFile, reader.maxDoc);
+        generations.push(new LiveGeneration(reader, killed, entry.killedFile));
+      }
+    } catch (error) {
+      for (const { reader } of this.readers.values()) reader.close();
+      this.readers.clear();
+      throw error;
+    }
+    for (const generation of generations) this.indexKeys(generation);
+    const files = manifestFiles(this.manifest).filter((name) => name !== MANIFEST_FILE);
+    this.current = { manifestNumber: this.manifest.number, generations, files, references: 1 };
+    for (const file of files) this.fileReferences.set(file, (this.fileReferences.get(file) ?? 0) + 1);
+  }
+
+  private indexKeys(generation: LiveGeneration): void {
+    for (const [key, info] of generation.reader.terms('$key')) {
+      const postings = generation.reader.postingsOf(info, false);
+      for (let doc = postings.nextDoc(); doc !== 2147483647; doc = postings.nextDoc()) {
+        if (!generation.isKilled(doc)) this.keys.set(key, locationOf(generation.generation, doc));
+      }
+    }
+  }
+
+  /** Makes a just-published manifest current: new point in time, file references moved. */
+  private install(next: Manifest, killedUpdates: Map<number, { bits: KilledBits; file: string }>): void {
+    const previous = this.current;
+    // Every point in time counts once on each reader it uses (acquireReader opens or counts).
+    const generations = next.generations.map((entry) => {
+      const update = killedUpdates.get(entry.generation);
+      const existing = previous.generations.find((g) => g.generation === entry.generation);
+      const reader = this.acquireReader(entry.generation);
+      if (existing !== undefined && update === undefined) return existing;
+      return new LiveGeneration(reader, update?.bits ?? null, update?.file ?? null);
+    });
+    const files = manifestFiles(next).filter((name) => name !== MANIFEST_FILE);
+    for (const file of files) this.fileReferences.set(file, (this.fileReferences.get(file) ?? 0) + 1);
+    this.manifest = next;
+    this.current = { manifestNumber: next.number, generations, files, references: 1 };
+    this.releasePointInTime(previous);
+  }
+
+  private acquireReader(generation: number): GenerationReader {
+    const known = this.readers.get(generation);
+    if (known !== undefined) {
+      known.references++;
+      return known.reader;
+    }
+    const reader = GenerationReader.open(this.dir, generation);
+    this.readers.set(generation, { reader, references: 1 });
+    return reader;
+  }
+
+  private releasePointInTime(pointInTime: PointInTime): void {
+    if (--pointInTime.references > 0) return;
+    for (const generation of pointInTime.generations) {
+      const entry = this.readers.get(generation.generation);
+      if (entry !== undefined && --entry.references === 0) {
+        entry.reader.close();
+        this.readers.delete(generation.generation);
+      }
+    }
+    for (const file of pointInTime.files) {
+      const count = (this.fileReferences.get(file) ?? 0) - 1;
+      if (count > 0) this.fileReferences.set(file, count);
+      else {
+        this.fileReferences.delete(file);
+        this.deleteQuietly(file);
+      }
+    }
+  }
+
+  private liveGeneration(generation: number): LiveGeneration | undefined {
+    return this.current.generations.find((g) => g.generation === generation);
+  }
+
+  /** Deletes generation files and temp files that the manifest does not name (crash leftovers). */
+  private async removeLeftovers(): Promise<void> {
+    const needed = new Set(manifestFiles(this.manifest));
+    let highest = 0;
+    let removed = false;
+    for (const name of this.dir.listAll()) {
+      const generation = generationOfFile(name);
+      if (generation !== undefined) highest = Math.max(highest, generation);
+      if ((generation !== undefined || isManifestTemp(name)) && !needed.has(name)) {
+        this.dir.deleteFile(name);
+        removed = true;
+      }
+    }
+    // Never reuse a generation number seen on disk (a restored snapshot may be older).
+    this.manifest.nextGeneration = Math.max(this.manifest.nextGeneration, highest + 1);
+    if (removed) await this.dir.syncDirectory();
+  }
+
+  private deleteGenerationFiles(generation: number): void {
+    for (const name of this.dir.listAll()) {
+      if (generationOfFile(name) === generation && !this.fileReferences.has(name)) this.deleteQuietly(name);
+    }
+  }
+
+  /** Cleanup must never fail the operation it follows: a file left behind is removed at the next open. */
+  private deleteQuietly(name: string): void {
+    try {
+      this.dir.deleteFile(name);
+    } catch {
+      // Left for removeLeftovers().
+    }
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.updater.then(work, work);
+    this.updater = run.catch(() => undefined);
+    return run;
+  }
+
+  private emit(event: IndexEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // A listener's failure must not break the index.
+    }
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new SearchError('INDEX_CLOSED', 'the index is closed');
+  }
+}

@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { CorruptIndexError, SearchError } from '../../src/errors.js';
+import { SearchIndex, type IndexEvent } from '../../src/index/search-index.js';
+import { FsDirectory } from '../../src/index/store/fs-directory.js';
+import { MemoryDirectory } from '../../src/index/store/memory-directory.js';
+
+const folders: string[] = [];
+function tempFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'pushsearch-index-'));
+  folders.push(folder);
+  return folder;
+}
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function doc(key: string, body: string, title = '') {
+  return { key, fields: { body, t: title }, stored: { title, body } };
+}
+
+function keysOf(index: SearchIndex): string[] {
+  const searcher = index.acquireSearcher();
+  try {
+    return [...searcher.liveDocuments()].map((d) => d.key).sort();
+  } finally {
+    searcher.release();
+  }
+}
+
+describe('SearchIndex', () => {
+  it('makes staged documents visible only after commit', async () => {
+    const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0 });
+    index.put(doc('http://a/1', 'hello world', 'One'));
+    assert.equal(index.stagedChanges, 1);
+    const before = index.acquireSearcher();
+    assert.equal(before.getDocument('http://a/1'), null);
+    const result = await index.commit({ journalSeq: 7 });
+    assert.equal(result.changes, 1);
+    assert.equal(index.stagedChanges, 0);
+    assert.equal(before.getDocument('http://a/1'), null, 'an open searcher keeps its point in time');
+    before.release();
+    const searcher = index.acquireSearcher();
+    assert.equal(searcher.getDocument('http://a/1')?.record.title, 'One');
+    assert.equal(index.lastCommit.journalSeq, 7);
+    searcher.release();
+    await index.close();
+  });
+
+  it('replaces and deletes documents across generations and after reopening', async () => {
+    const dir = new MemoryDirectory();
+    let index = await SearchIndex.open({ directory: dir, mergeThreads: 0, autoMerge: false });
+    index.put(doc('k:1', 'first version'));
+    index.put(doc('k:2', 'second doc'));
+    index.put(doc('k:3', 'third doc'));
+    await index.commit();
+    index.put(doc('k:1', 'replaced version'));
+    index.delete('k:2');
+    index.delete('k:absent');
+    await index.commit();
+    assert.deepEqual(keysOf(index), ['k:1', 'k:3']);
+    const s = index.acquireSearcher();
+    assert.equal(s.getDocument('k:1')?.record.body, 'replaced version');
+    assert.equal(s.documentCount, 2);
+    s.release();
+    assert.equal(index.stats().CurKilled, 2);
+    await index.close();
+    index = await SearchIndex.open({ directory: dir, mergeThreads: 0, autoMerge: false });
+    assert.deepEqual(keysOf(index), ['k:1', 'k:3']);
+    index.put(doc('k:3', 'third again'));
+    await index.commit();
+    assert.deepEqual(keysOf(index), ['k:1', 'k:3']);
+    assert.equal(index.acquireSearcher().getDocument('k:3')?.record.body, 'third again');
+    await index.close();
+  });
+
+  it('handles a key put, deleted and put again inside one commit', async () => {
+    const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0 });
+    index.put(doc('k:x', 'old'));
+    await index.commit();
+    index.put(doc('k:x', 'one'));
+    index.delete('k:x');
+    index.put(doc('k:x', 'two'));
+    index.put(doc('k:y', 'y'));
+    index.delete('k:y');
+    await index.commit();
+    assert.deepEqual(keysOf(index), ['k:x']);
+    assert.equal(index.acquireSearcher().getDocument('k:x')?.record.body, 'two');
+    await index.close();
+  });
+
+  it('merges automatically and drops killed documents on forceMerge', async () => {
+    const events: IndexEvent[] = [];
+    const index = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      mergePolicy: { mergeFactor: 3, floorDocs: 10 },
+      onEvent: (e) => events.push(e),
+    });
+    for (let round = 0; round < 9; round++) {
+      for (let i = 0; i < 5; i++) index.put(doc(`k:${round}-${i}`, `round ${round} item ${i}`));
+      if (round > 0) index.delete(`k:${round - 1}-0`);
+      await index.commit();
+    }
+    await index.waitForMerges();
+    assert.ok(events.some((e) => e.type === 'merge-done'), 'some merge ran');
+    assert.ok(index.stats().CurGenerations < 9);
+    await index.forceMerge();
+    const stats = index.stats();
+    assert.equal(stats.CurGenerations, 1);
+    assert.equal(stats.CurKilled, 0);
+    assert.equal(stats.CurDocuments, 45 - 8);
+    assert.equal(keysOf(index).length, 37);
+    assert.equal(index.acquireSearcher().getDocument('k:8-4')?.record.body, 'round 8 item 4');
+    await index.close();
+  });
+
+  it('carries over kills made while a merge runs', async () => {
+    let commitDuringMerge: Promise<unknown> | undefined;
+    const index: SearchIndex = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      autoMerge: false,
+      onEvent: (e) => {
+        // The merge has taken its inputs; these changes land in them while it runs.
+        if (e.type === 'merge-start' && commitDuringMerge === undefined) {
+          index.delete('k:1');
+          index.put(doc('k:2', 'changed during merge'));
+          commitDuringMerge = index.commit();
+        }
+      },
+    });
+    for (let i = 0; i < 4; i++) {
+      index.put(doc(`k:${i}`, `text ${i}`));
+      await index.commit();
+    }
+    await index.forceMerge();
+    await commitDuringMerge;
+    assert.equal(index.stats().CurKilled, 2, 'the merged generation carries the kills of k:1 and the old k:2');
+    assert.deepEqual(keysOf(index), ['k:0', 'k:2', 'k:3']);
+    assert.equal(index.acquireSearcher().getDocument('k:2')?.record.body, 'changed during merge');
+    await index.forceMerge();
+    assert.equal(index.stats().CurKilled, 0);
+    assert.deepEqual(keysOf(index), ['k:0', 'k:2', 'k:3']);
+    await index.close();
+  });
+
+  it('merges in worker threads on a real folder and keeps files a searcher holds', async () => {
+    const folder = tempFolder();
+    const index = await SearchIndex.open({ directory: folder, mergeThreads: 2, autoMerge: false });
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 50; i++) index.put(doc(`http://x/${round}/${i}`, `alpha beta ${round} ${i}`));
+      await index.commit();
+    }
+    const held = index.acquireSearcher();
+    const heldFiles = held.generations.map((g) => `g${g.generation}.doc`);
+    await index.forceMerge();
+    assert.equal(index.stats().CurGenerations, 1);
+    for (const file of heldFiles) assert.ok(existsSync(join(folder, file)), `${file} kept while a searcher uses it`);
+    assert.equal(held.documentCount, 250);
+    held.release();
+    for (const file of heldFiles) assert.ok(!existsSync(join(folder, file)), `${file} deleted after release`);
+    assert.equal(keysOf(index).length, 250);
+    await index.close();
+  });
+
+  it('snapshots by hard links and restores both through the API and by copying files', async () => {
+    const folder = tempFolder();
+    const live = join(folder, 'live');
+    let index = await SearchIndex.open({ directory: live, mergeThreads: 0 });
+    index.put(doc('k:a', 'apple'));
+    index.put(doc('k:b', 'banana'));
+    await index.commit();
+    const snapshotInfo = await index.snapshot(new FsDirectory(join(folder, 'snap')));
+    assert.equal(snapshotInfo.documents, 2);
+    index.delete('k:a');
+    index.put(doc('k:c', 'cherry'));
+    await index.commit();
+    await index.forceMerge();
+    assert.deepEqual(keysOf(index), ['k:b', 'k:c']);
+    await index.close();
+
+    await SearchIndex.restore(new FsDirectory(join(folder, 'snap')), new FsDirectory(live));
+    index = await SearchIndex.open({ directory: live, mergeThreads: 0 });
+    assert.deepEqual(keysOf(index), ['k:a', 'k:b']);
+    index.put(doc('k:d', 'date'));
+    await index.commit();
+    await index.close();
+
+    // The backup procedure by hand: copy every snapshot file over live/, then open.
+    for (const name of new FsDirectory(join(folder, 'snap')).listAll()) {
+      writeFileSync(join(live, name), readFileSync(join(folder, 'snap', name)));
+    }
+    index = await SearchIndex.open({ directory: live, mergeThreads: 0 });
+    assert.deepEqual(keysOf(index), ['k:a', 'k:b']);
+    await index.close();
+  });
+
+  it('rejects a corrupted or truncated file with an error naming it', async () => {
+    const folder = tempFolder();
+    const index = await SearchIndex.open({ directory: folder, mergeThreads: 0 });
+    for (let i = 0; i < 20; i++) index.put(doc(`k:${i}`, `some words number ${i}`));
+    await index.commit();
+    await index.close();
+    const file = join(folder, 'g1.doc');
+    const original = readFileSync(file);
+    const flipped = Buffer.from(original);
+    flipped[Math.floor(flipped.length / 2)]! ^= 0x10;
+    writeFileSync(file, flipped);
+    await assert.rejects(SearchIndex.open({ directory: folder }), (error: unknown) => {
+      assert.ok(error instanceof CorruptIndexError);
+      assert.equal(error.file, 'g1.doc');
+      assert.match(error.message, /g1\.doc.*checksum/);
+      return true;
+    });
+    writeFileSync(file, original.subarray(0, original.length - 3));
+    await assert.rejects(SearchIndex.open({ directory: folder }), /g1\.doc/);
+    writeFileSync(file, original);
+    const reopened = await SearchIndex.open({ directory: folder });
+    assert.equal(keysOf(reopened).length, 20);
+    await reopened.close();
+  });
+
+  it('reports a failing merge, snapshots, refuses commits at the limit and recovers', async () => {
+    const events: IndexEvent[] = [];
+    const snapshots = new Map<string, MemoryDirectory>();
+    let failing = true;
+    const index = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      maxGenerations: 4,
+      mergePolicy: { mergeFactor: 2, floorDocs: 1 },
+      createSnapshotOnMergeFailure: true,
+      snapshotFolder: (name) => {
+        const dir = new MemoryDirectory(name);
+        snapshots.set(name, dir);
+        return dir;
+      },
+      beforeMerge: () => {
+        if (failing) throw new Error('disk on fire');
+      },
+      onEvent: (e) => events.push(e),
+    });
+    let refused: unknown;
+    for (let i = 0; i < 8 && refused === undefined; i++) {
+      index.put(doc(`k:${i}`, `doc ${i}`));
+      try {
+        await index.commit();
+      } catch (error) {
+        refused = error;
+      }
+    }
+    assert.ok(refused instanceof SearchError, 'a commit was refused');
+    assert.equal(refused.code, 'GENERATION_LIMIT');
+    assert.match(refused.message, /disk on fire/);
+    const failure = events.find((e) => e.type === 'merge-failed');
+    assert.ok(failure !== undefined && failure.type === 'merge-failed');
+    assert.match(failure.snapshot ?? '', /^ServiceInternal-merge-failed-\d+$/);
+    assert.ok(snapshots.get(failure.snapshot!)!.fileExists('manifest'));
+    assert.ok(index.stats().TotMergesFailed >= 1);
+    assert.equal(index.stagedChanges, 1, 'the refused change stays staged');
+
+    failing = false;
+    await index.forceMerge();
+    await index.commit();
+    assert.equal(index.stagedChanges, 0);
+    assert.equal(index.stats().LastMergeError, null);
+    assert.equal(keysOf(index).length, index.stats().CurDocuments);
+    await index.close();
+  });
+});
