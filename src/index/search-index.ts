@@ -352,7 +352,9 @@ export class SearchIndex {
     const killedUpdates = new Map<number, { bits: KilledBits; file: string }>();
     const killGeneration = (generation: number, maxDoc: number, base: KilledBits | null, docs: Iterable<number>) => {
       const bits = (base ?? new KilledBits(maxDoc)).with(docs);
-      const file = killedFile(generation, next.nextDeleteGeneration++);
+      // Numbers are never reused, even after a failed publish whose files may still be needed.
+      const file = killedFile(generation, this.manifest.nextDeleteGeneration++);
+      next.nextDeleteGeneration = this.manifest.nextDeleteGeneration;
       bits.write(this.dir, file);
       written.push(file);
       killedUpdates.set(generation, { bits, file });
@@ -556,7 +558,8 @@ export class SearchIndex {
     try {
       if (carried.length > 0) {
         const bits = new KilledBits(meta.docCount).with(carried);
-        const file = killedFile(meta.generation, next.nextDeleteGeneration++);
+        const file = killedFile(meta.generation, this.manifest.nextDeleteGeneration++);
+        next.nextDeleteGeneration = this.manifest.nextDeleteGeneration;
         bits.write(this.dir, file);
         written.push(file);
         await this.dir.sync([file]);
