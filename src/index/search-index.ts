@@ -1,5 +1,7 @@
 import { SearchError } from '../errors.js';
-import type { DocumentInput } from './document.js';
+import type { DocumentInput, StoredRecord } from './document.js';
+import { readStoredRecord } from './generation/stored-record-codec.js';
+import { ByteReader } from './store/byte-reader.js';
 import { bufferSource } from './generation/buffer-source.js';
 import { GenerationBuffer } from './generation/generation-buffer.js';
 import { generationOfFile, killedFile, type GenerationMeta } from './generation/generation-files.js';
@@ -168,6 +170,20 @@ export class SearchIndex {
     let changes = this.buffer.changes;
     for (const pending of this.pending) changes += pending.buffer.changes;
     return changes;
+  }
+
+  /**
+   * The staged (uncommitted) state of a key: its record when a put is staged, null when a
+   * delete is staged, undefined when nothing is staged for it.
+   */
+  stagedDocument(key: string): StoredRecord | null | undefined {
+    const buffers = [this.buffer, ...this.pending.map((p) => p.buffer).reverse()];
+    for (const buffer of buffers) {
+      const doc = buffer.liveDoc(key);
+      if (doc !== undefined) return readStoredRecord(new ByteReader(buffer.stored[doc]!));
+      if (buffer.changedKeys.has(key)) return null;
+    }
+    return undefined;
   }
 
   /** Number, journal position and time of the last published manifest. */

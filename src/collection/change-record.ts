@@ -1,0 +1,91 @@
+import { ByteReader } from '../index/store/byte-reader.js';
+import { ByteWriter } from '../index/store/byte-writer.js';
+
+/** One accepted change, as the journal keeps it until a commit makes it part of the index. */
+export type ChangeRecord =
+  | {
+      op: 'put';
+      key: string;
+      content: Uint8Array;
+      contentType: string;
+      /** Pushed metadata, names as the client sent them. */
+      metadata: Record<string, string[]>;
+      /** `X-Service-Push-Received-Time` value set when the change was accepted. */
+      receivedTime: string;
+      /** The request's filter chain, when it named one. */
+      filters: string | undefined;
+    }
+  | { op: 'delete'; key: string }
+  | { op: 'redirect'; key: string; target: string };
+
+const PUT = 1;
+const DELETE = 2;
+const REDIRECT = 3;
+const RECORD_VERSION = 1;
+
+/** Layout: version · op · fields (strings length-prefixed UTF-8). */
+export function encodeChange(change: ChangeRecord): Uint8Array {
+  const out = new ByteWriter(change.op === 'put' ? change.content.length + 256 : 256);
+  out.writeByte(RECORD_VERSION);
+  switch (change.op) {
+    case 'put': {
+      out.writeByte(PUT);
+      out.writeString(change.key);
+      out.writeString(change.contentType);
+      out.writeString(change.receivedTime);
+      out.writeString(change.filters ?? '');
+      const names = Object.keys(change.metadata);
+      out.writeVInt(names.length);
+      for (const name of names) {
+        const values = change.metadata[name]!;
+        out.writeString(name);
+        out.writeVInt(values.length);
+        for (const value of values) out.writeString(value);
+      }
+      out.writeVInt(change.content.length);
+      out.writeBytes(change.content);
+      break;
+    }
+    case 'delete':
+      out.writeByte(DELETE);
+      out.writeString(change.key);
+      break;
+    case 'redirect':
+      out.writeByte(REDIRECT);
+      out.writeString(change.key);
+      out.writeString(change.target);
+      break;
+  }
+  return out.toBytes();
+}
+
+export function decodeChange(bytes: Uint8Array): ChangeRecord {
+  const input = new ByteReader(bytes);
+  const version = input.readByte();
+  if (version !== RECORD_VERSION) throw new RangeError(`unknown change record version ${version}`);
+  const op = input.readByte();
+  switch (op) {
+    case PUT: {
+      const key = input.readString();
+      const contentType = input.readString();
+      const receivedTime = input.readString();
+      const filters = input.readString();
+      const metadata: Record<string, string[]> = {};
+      const count = input.readVInt();
+      for (let i = 0; i < count; i++) {
+        const name = input.readString();
+        const values: string[] = [];
+        for (let n = input.readVInt(); n > 0; n--) values.push(input.readString());
+        metadata[name] = values;
+      }
+      const content = input.readBytes(input.readVInt()).slice();
+      return { op: 'put', key, content, contentType, metadata, receivedTime, filters: filters === '' ? undefined : filters };
+    }
+    case DELETE:
+      return { op: 'delete', key: input.readString() };
+    case REDIRECT:
+      return { op: 'redirect', key: input.readString(), target: input.readString() };
+    default:
+      throw new RangeError(`unknown change operation ${op}`);
+  }
+}

@@ -1,0 +1,179 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { SearchError } from '../errors.js';
+import { parseCfg } from './config/cfg-file.js';
+import { PushCollection, type CollectionStateView } from './push-collection.js';
+import type { PushLog } from './push-log.js';
+import { validateName, type SearchHome } from './search-home.js';
+
+export type CollectionType = 'push' | 'meta';
+
+export interface CollectionInfo {
+  name: string;
+  type: CollectionType;
+  state: CollectionStateView['state'];
+  members?: string[];
+  documents?: number;
+  generations?: number;
+  stagedChanges?: number;
+}
+
+export type UpgradeState = 'IN_PROGRESS' | 'PREPARED';
+
+/** Seconds a client is told to wait while the installation prepares for an upgrade. */
+export const UPGRADE_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * Every collection of the installation: creation and deletion (admin side), lookup with
+ * automatic start (push side), and the installation-wide upgrade preparation.
+ */
+export class CollectionManager {
+  private readonly collections = new Map<string, PushCollection>();
+  private upgrade: { state: UpgradeState; error?: string } | undefined;
+
+  constructor(
+    readonly home: SearchHome,
+    readonly log: PushLog,
+  ) {
+    home.ensureLayout();
+  }
+
+  exists(name: string): boolean {
+    return this.home.collectionExists(validateName('collection', name));
+  }
+
+  typeOf(name: string): CollectionType {
+    const cfg = this.readCfg(name);
+    return cfg.get('collection_type') === 'meta' ? 'meta' : 'push';
+  }
+
+  /** Members of a meta collection. */
+  membersOf(name: string): string[] {
+    const value = this.readCfg(name).get('meta.members') ?? '';
+    return value
+      .split(',')
+      .map((member) => member.trim())
+      .filter((member) => member.length > 0);
+  }
+
+  create(name: string, type: CollectionType, members: string[] = []): void {
+    validateName('collection', name);
+    if (this.exists(name)) throw new SearchError('COLLECTION_EXISTS', `collection ${name} already exists`);
+    if (type === 'meta') {
+      for (const member of members) {
+        validateName('collection', member);
+        if (!this.exists(member)) throw new SearchError('COLLECTION_NOT_FOUND', `meta collection member ${member} does not exist`);
+        if (this.typeOf(member) !== 'push') throw new SearchError('PARAMETER_INVALID', `member ${member} is not a push collection`);
+      }
+    }
+    mkdirSync(this.home.collectionConfFolder(name), { recursive: true });
+    mkdirSync(this.home.collectionDataFolder(name), { recursive: true });
+    const lines = [`# Created ${new Date().toISOString()}`, `collection_type=${type}`];
+    if (type === 'meta') lines.push(`meta.members=${members.join(',')}`);
+    writeFileSync(this.home.collectionConfigFile(name), lines.join('\n') + '\n');
+  }
+
+  async delete(name: string): Promise<void> {
+    const collection = this.pushCollection(name, { start: false, allowMeta: true });
+    await collection?.stop();
+    this.collections.delete(name);
+    rmSync(this.home.collectionDataFolder(name), { recursive: true, force: true });
+    rmSync(this.home.collectionConfFolder(name), { recursive: true, force: true });
+  }
+
+  names(): string[] {
+    const conf = this.home.confFolder;
+    if (!existsSync(conf)) return [];
+    return readdirSync(conf, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .filter((name) => {
+        try {
+          return this.exists(name);
+        } catch {
+          return false;
+        }
+      })
+      .sort();
+  }
+
+  list(): CollectionInfo[] {
+    return this.names().map((name) => {
+      const type = this.typeOf(name);
+      if (type === 'meta') return { name, type, state: 'RUNNING' as const, members: this.membersOf(name) };
+      const view = this.collection(name).stateView();
+      return {
+        name,
+        type,
+        state: view.state,
+        ...(view.documents !== undefined ? { documents: view.documents } : {}),
+        ...(view.generations !== undefined ? { generations: view.generations } : {}),
+        ...(view.stagedChanges !== undefined ? { stagedChanges: view.stagedChanges } : {}),
+      };
+    });
+  }
+
+  /** The push collection object (not started). Throws 404 for unknown names, 400 for meta collections. */
+  collection(name: string): PushCollection {
+    return this.pushCollection(name, { start: false, allowMeta: false })!;
+  }
+
+  private pushCollection(name: string, options: { start: boolean; allowMeta: boolean }): PushCollection | undefined {
+    validateName('collection', name);
+    if (!this.exists(name)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist; create it in the admin API first`);
+    if (this.typeOf(name) === 'meta') {
+      if (options.allowMeta) return undefined;
+      throw new SearchError('PARAMETER_INVALID', `collection ${name} is a meta collection: push documents to its members`);
+    }
+    let collection = this.collections.get(name);
+    if (collection === undefined) {
+      collection = new PushCollection(name, this.home, this.log, () => this.guardWrite());
+      this.collections.set(name, collection);
+    }
+    return collection;
+  }
+
+  /** Refuses writes while the installation is being (or has been) prepared for an upgrade. */
+  guardWrite(): void {
+    if (this.upgrade !== undefined) {
+      throw new SearchError(
+        'UPGRADE_PREPARING',
+        'the installation is prepared for an upgrade: writes are refused until the server restarts',
+        { details: { retryAfter: UPGRADE_RETRY_AFTER_SECONDS } },
+      );
+    }
+  }
+
+  /** Starts the preparation (idempotent): writes refused, every collection committed, merges finished, files synced. */
+  prepareUpgrade(): { state: UpgradeState } {
+    if (this.upgrade === undefined) {
+      this.upgrade = { state: 'IN_PROGRESS' };
+      const upgrade = this.upgrade;
+      void (async () => {
+        for (const collection of this.collections.values()) {
+          try {
+            await collection.quiesce();
+          } catch (error) {
+            upgrade.error = (error as Error).message;
+            this.log.error({ collection: collection.name, err: { message: upgrade.error } }, 'upgrade preparation: commit failed');
+          }
+        }
+        upgrade.state = 'PREPARED';
+      })();
+    }
+    return { state: this.upgrade.state };
+  }
+
+  /** Undefined until prepareUpgrade() was called (the API answers 503 then). */
+  upgradeStatus(): { state: UpgradeState; error?: string } | undefined {
+    return this.upgrade === undefined ? undefined : { ...this.upgrade };
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.collections.values()].map((c) => c.stop()));
+  }
+
+  private readCfg(name: string): Map<string, string> {
+    const file = this.home.collectionConfigFile(name);
+    return parseCfg(readFileSync(file, 'utf8'), `conf/${name}/collection.cfg`);
+  }
+}

@@ -1,0 +1,120 @@
+import { ConfigFileError } from './config-file-error.js';
+import { configLines, splitFields } from './config-lines.js';
+import { classNameProblem, parseMetadataType, type MetadataType } from './metadata-class.js';
+
+/**
+ * `metamap.cfg`: which metadata goes into which metadata class (**compat**: the original's
+ * format). One mapping a line, `class,type,source`:
+ *
+ * - `class` and `type`: see `metadata-class.ts` (class rules, reserved and special classes).
+ * - `source`: the name of pushed metadata (a header `X-Service-Push-Metadata-{name}` or a
+ *   multi-part metadata field), or `<name>` for an HTML `<meta name="name">` tag of the
+ *   content, as the API contract says. (The original used `<name>` for HTML elements such as
+ *   `<h1>`; the contract chose meta tags.) The source is everything after the second comma.
+ * - A class may have several sources, one line each; all of them feed the class. The same
+ *   source may feed several classes. A class has one type: a second line giving it another
+ *   type is an error. A repeated identical line is kept once.
+ * - `#` comments and blank lines are skipped. Errors name the file and line.
+ */
+
+/** Where a class's values come from. */
+export interface MetadataSource {
+  /** `metadata`: pushed metadata of that name; `html-meta`: `<meta name>` in HTML content. */
+  readonly kind: 'metadata' | 'html-meta';
+  readonly name: string;
+}
+
+/** One class and everything mapped into it. */
+export interface MetadataClassMapping {
+  readonly className: string;
+  readonly type: MetadataType;
+  readonly sources: readonly MetadataSource[];
+}
+
+/** A parsed metamap.cfg: classes in the order they first appear. */
+export interface Metamap {
+  readonly classes: ReadonlyMap<string, MetadataClassMapping>;
+}
+
+/** Parses metamap.cfg. Throws `ConfigFileError` (`CONFIG_INVALID`) with the line of the first bad line. */
+export function parseMetamap(text: string, fileName = 'metamap.cfg'): Metamap {
+  const classes = new Map<string, { className: string; type: MetadataType; sources: MetadataSource[]; line: number }>();
+  for (const { line, text: content } of configLines(text)) {
+    const fields = splitFields(content, 2);
+    if (fields.length < 3) {
+      throw new ConfigFileError(fileName, line, `expected class,type,source, found ${JSON.stringify(content)}`);
+    }
+    const [className, typeText, sourceText] = fields;
+    const classProblem = classNameProblem(className);
+    if (classProblem !== undefined) throw new ConfigFileError(fileName, line, classProblem);
+    const type = parseMetadataType(typeText, className);
+    if (typeof type === 'string') throw new ConfigFileError(fileName, line, type);
+    const source = parseSource(sourceText);
+    if (typeof source === 'string') throw new ConfigFileError(fileName, line, source);
+
+    const existing = classes.get(className);
+    if (existing === undefined) {
+      classes.set(className, { className, type, sources: [source], line });
+      continue;
+    }
+    if (existing.type !== type) {
+      throw new ConfigFileError(
+        fileName,
+        line,
+        `the class ${className} has type ${existing.type} on line ${existing.line}; a class has one type`,
+      );
+    }
+    if (!existing.sources.some((s) => s.kind === source.kind && s.name === source.name)) existing.sources.push(source);
+  }
+  const result = new Map<string, MetadataClassMapping>();
+  for (const [name, { className, type, sources }] of classes) result.set(name, { className, type, sources });
+  return { classes: result };
+}
+
+function parseSource(text: string): MetadataSource | string {
+  if (text === '') return 'the source (third field) is empty: give a metadata name or <meta-name>';
+  if (text.startsWith('<') || text.endsWith('>')) {
+    const name = text.startsWith('<') && text.endsWith('>') ? text.slice(1, -1).trim() : '';
+    if (name === '' || /[<>\s]/.test(name)) {
+      return `the source ${JSON.stringify(text)} is not <name> (an HTML meta tag name in angle brackets)`;
+    }
+    return { kind: 'html-meta', name };
+  }
+  return { kind: 'metadata', name: text };
+}
+
+/** Writes a metamap back as metamap.cfg, one line per class and source. */
+export function serializeMetamap(metamap: Metamap): string {
+  const lines: string[] = [];
+  for (const mapping of metamap.classes.values()) {
+    for (const source of mapping.sources) {
+      const sourceText = source.kind === 'html-meta' ? `<${source.name}>` : source.name;
+      lines.push(`${mapping.className},${mapping.type},${sourceText}`);
+    }
+  }
+  return lines.length === 0 ? '' : lines.join('\n') + '\n';
+}
+
+const indexCache = new WeakMap<Metamap, Map<string, MetadataClassMapping[]>>();
+
+/**
+ * The classes a source feeds. Names compare case-insensitively: HTML meta names are
+ * case-insensitive, and the spec warns that some environments lower-case metadata names sent
+ * as headers, so a mapping for `Author` must still catch `author`.
+ */
+export function classesForSource(metamap: Metamap, kind: MetadataSource['kind'], name: string): readonly MetadataClassMapping[] {
+  let index = indexCache.get(metamap);
+  if (index === undefined) {
+    index = new Map();
+    for (const mapping of metamap.classes.values()) {
+      for (const source of mapping.sources) {
+        const k = `${source.kind}\u0000${source.name.toLowerCase()}`;
+        const list = index.get(k) ?? [];
+        if (!list.includes(mapping)) list.push(mapping);
+        index.set(k, list);
+      }
+    }
+    indexCache.set(metamap, index);
+  }
+  return index.get(`${kind}\u0000${name.toLowerCase()}`) ?? [];
+}

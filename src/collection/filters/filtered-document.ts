@@ -1,0 +1,51 @@
+/**
+ * The data types of the document filter chain: what a filter receives ({@link FilterInput})
+ * and what the chain hands to the indexer ({@link FilteredDocument}).
+ */
+
+/** A link found in a document, as the indexer stores it for anchor text and link evidence. */
+export interface FilteredLink {
+  /** Absolute URL, resolved against `<base href>` or the document key; fragment removed. */
+  href: string;
+  /** The link's text (with `img alt` text inside the link), whitespace collapsed; may be empty. */
+  text: string;
+}
+
+/**
+ * The result of running a pushed document through its filter chain: everything the indexer
+ * needs from the document's content. Pushed metadata is not copied in here; the caller
+ * keeps it separately, so that a GET of the document returns only what the push set.
+ */
+export interface FilteredDocument {
+  /** HTML `<title>` (else the first `<h1>`), JSON top-level `title`, XML class `t`; undefined when none. */
+  title?: string;
+  /** Body text for indexing and snippets: whitespace collapsed, block boundaries as `\n`. */
+  text: string;
+  /**
+   * Metadata extracted from the content: HTML `<meta name|property>` as `<name>` (the name
+   * lower-cased inside the angle brackets), XML values keyed by the xml.cfg xpath string,
+   * JSON values keyed by their dotted path (`a.b`; arrays flatten). Values in document order.
+   */
+  metadata: Record<string, string[]>;
+  /** Outgoing links in document order, at most {@link MAX_LINKS}. */
+  links: FilteredLink[];
+  /** The record's own URL from the xml.cfg `docurl` xpath. */
+  docUrl?: string;
+  /** Language tag of the document (HTML `lang`, XML `xml:lang` of the root). */
+  language?: string;
+}
+
+/** A pushed document as the filter chain receives it. */
+export interface FilterInput {
+  /** The canonical document key (a URI); relative links resolve against it. */
+  key: string;
+  /** The content bytes as pushed. */
+  content: Uint8Array;
+  /** The pushed Content-Type, e.g. `text/html; charset=iso-8859-1`; may be empty. */
+  contentType: string;
+  /** The metadata the push set (name → values). Read-only for filters; not copied to the output. */
+  metadata: Record<string, string[]>;
+}
+
+/** At most this many links are kept per document (the rest are ignored). */
+export const MAX_LINKS = 10_000;

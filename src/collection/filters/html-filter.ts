@@ -1,0 +1,187 @@
+import { Parser } from 'htmlparser2';
+import { MAX_LINKS, type FilteredDocument, type FilteredLink } from './filtered-document.js';
+import { LinkResolver, isIgnorableHref } from './link-resolver.js';
+import { MetadataCollector } from './metadata-collector.js';
+import { collapseWhitespace, normalizeBodyText } from './normalize-whitespace.js';
+
+/** Elements whose content is not visible text. */
+const HIDDEN = new Set(['script', 'style', 'noscript', 'template']);
+
+/** Elements that end a line in the rendered page: their boundaries become `\n`, so words never glue. */
+const BLOCK = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'br', 'caption', 'center', 'dd', 'details', 'dialog',
+  'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'head', 'header', 'hgroup', 'hr', 'html', 'legend', 'li', 'main', 'menu', 'nav', 'ol',
+  'option', 'p', 'pre', 'section', 'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th',
+  'thead', 'tr', 'ul',
+]);
+
+/** Inline elements that still separate the words around them. */
+const SPACED = new Set(['img', 'input', 'button', 'embed', 'iframe', 'object', 'video', 'audio']);
+
+/** Longer titles are cut (an unclosed `<title>` swallows the rest of the page, as in browsers). */
+const MAX_TITLE = 1024;
+
+/** Anchor text past this length is noise (a link wrapping a whole page) and would double the text's memory. */
+const MAX_LINK_TEXT = 1000;
+/**
+ * Raw links gathered before resolution. Resolution waits for the end of the document (the
+ * first `<base href>` applies to every link, also ones before it); some raw links resolve to
+ * nothing (self links, bad URLs), so a margin over {@link MAX_LINKS} is kept.
+ */
+const MAX_RAW_LINKS = 2 * MAX_LINKS;
+
+interface RawLink {
+  href: string;
+  parts: string[];
+  length: number;
+}
+
+/**
+ * The HTML filter: title (`<title>`, else the first `<h1>`), visible text, `<meta>` tags as
+ * `<name>` metadata, links with their text, and the `lang` of `<html>`. htmlparser2 is
+ * forgiving, so broken HTML (unclosed tags, stray end tags, `</` inside scripts) gives the
+ * best reading a browser would, and this filter never throws on content.
+ */
+export function htmlFilter(source: string, key: string): FilteredDocument {
+  const metadata = new MetadataCollector();
+  const textParts: string[] = [];
+  let hiddenDepth = 0;
+  let foreignDepth = 0;
+
+  let titleParts: string[] | undefined;
+  let titleDepth = 0;
+  let capturingTitle = false;
+  let h1Parts: string[] | undefined;
+  let h1Depth = 0;
+  let h1Done = false;
+
+  let baseHref: string | undefined;
+  let language: string | undefined;
+  let contentLanguage: string | undefined;
+  const rawLinks: RawLink[] = [];
+  let link: RawLink | undefined;
+
+  const addLinkText = (s: string): void => {
+    if (link === undefined || link.length >= MAX_LINK_TEXT) return;
+    const piece = s.length > MAX_LINK_TEXT ? s.slice(0, MAX_LINK_TEXT) : s;
+    link.parts.push(piece);
+    link.length += piece.length;
+  };
+
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (HIDDEN.has(name)) hiddenDepth++;
+        if (name === 'svg' || name === 'math') foreignDepth++;
+        separate(name);
+        switch (name) {
+          case 'title':
+            // Titles are not body text. The first one outside SVG/MathML (whose titles are
+            // tooltips) names the page.
+            if (foreignDepth === 0) {
+              titleDepth++;
+              if (titleParts === undefined) {
+                titleParts = [];
+                capturingTitle = true;
+              }
+            }
+            break;
+          case 'h1':
+            if (!h1Done) {
+              if (h1Depth === 0) h1Parts = [];
+              h1Depth++;
+            }
+            break;
+          case 'base':
+            if (baseHref === undefined && attribs.href !== undefined) baseHref = attribs.href;
+            break;
+          case 'html':
+            if (language === undefined && attribs.lang) language = attribs.lang.trim() || undefined;
+            break;
+          case 'meta':
+            readMeta(attribs);
+            break;
+          case 'a':
+            // <a> cannot nest: a new one ends the open one, as a browser's parser does.
+            link = undefined;
+            if (attribs.href !== undefined && rawLinks.length < MAX_RAW_LINKS && !isIgnorableHref(attribs.href)) {
+              link = { href: attribs.href, parts: [], length: 0 };
+              rawLinks.push(link);
+            }
+            break;
+          case 'img':
+            if (attribs.alt && hiddenDepth === 0) addLinkText(` ${attribs.alt} `);
+            break;
+        }
+      },
+      ontext(data) {
+        if (hiddenDepth > 0) return;
+        if (titleDepth > 0) {
+          if (capturingTitle) titleParts?.push(data);
+          return;
+        }
+        textParts.push(data);
+        if (h1Depth > 0) h1Parts?.push(data);
+        addLinkText(data);
+      },
+      onclosetag(name) {
+        if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
+        if ((name === 'svg' || name === 'math') && foreignDepth > 0) foreignDepth--;
+        separate(name);
+        if (name === 'title' && titleDepth > 0) {
+          titleDepth--;
+          capturingTitle = false;
+        }
+        else if (name === 'a') link = undefined;
+        else if (name === 'h1' && h1Depth > 0 && --h1Depth === 0) h1Done = true;
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+
+  function separate(name: string): void {
+    if (BLOCK.has(name)) textParts.push('\n');
+    else if (SPACED.has(name)) textParts.push(' ');
+    else return;
+    addLinkText(' ');
+  }
+
+  function readMeta(attribs: Record<string, string>): void {
+    const content = attribs.content;
+    if (content === undefined) return;
+    const value = collapseWhitespace(content);
+    if (value === '') return;
+    for (const nameAttr of [attribs.name, attribs.property]) {
+      const name = nameAttr?.trim().toLowerCase();
+      if (name) metadata.add(`<${name}>`, value);
+    }
+    if (attribs['http-equiv']?.trim().toLowerCase() === 'content-language') contentLanguage ??= value;
+  }
+
+  parser.write(source);
+  parser.end();
+
+  const resolver = new LinkResolver(key);
+  const base = resolver.baseFor(baseHref);
+  const links: FilteredLink[] = [];
+  for (const raw of rawLinks) {
+    if (links.length >= MAX_LINKS) break;
+    const href = resolver.resolve(raw.href, base);
+    if (href !== undefined) links.push({ href, text: collapseWhitespace(raw.parts.join('')) });
+  }
+
+  let title = titleParts === undefined ? undefined : collapseWhitespace(titleParts.join(''));
+  if (!title && h1Parts !== undefined) title = collapseWhitespace(h1Parts.join(''));
+  if (title !== undefined && title.length > MAX_TITLE) title = title.slice(0, MAX_TITLE).trimEnd();
+
+  const doc: FilteredDocument = {
+    text: normalizeBodyText(textParts.join('')),
+    metadata: metadata.toRecord(),
+    links,
+  };
+  if (title) doc.title = title;
+  const lang = language ?? contentLanguage;
+  if (lang) doc.language = lang;
+  return doc;
+}

@@ -1,0 +1,693 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CorruptIndexError, SearchError } from '../errors.js';
+import { SearchIndex, type IndexEvent } from '../index/search-index.js';
+import type { Searcher } from '../index/searcher.js';
+import type { StoredRecord } from '../index/document.js';
+import { FsDirectory } from '../index/store/fs-directory.js';
+import { readManifest } from '../index/manifest.js';
+import type { IndexStats } from '../index/index-stats.js';
+import { FileJournal } from '../journal/file-journal.js';
+import { decodeChange, encodeChange, type ChangeRecord } from './change-record.js';
+import { loadCollectionSettings, type CollectionSettings } from './collection-settings.js';
+import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
+import { runFilterChain } from './filters/filter-chain.js';
+import { canonicalizeKey } from './key.js';
+import type { PushLog } from './push-log.js';
+import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
+import { validateName, type SearchHome } from './search-home.js';
+import { STORED } from './stored-fields.js';
+import { indexSchemaFor } from './index-schema.js';
+
+export type CollectionState = 'STOPPED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'FAILED';
+export type VacuumType = 'MERGE' | 'RE_INDEX';
+
+export interface VacuumProgress {
+  type: VacuumType;
+  state: 'RUNNING' | 'DONE' | 'FAILED';
+  done: number;
+  total: number;
+  startedAt: string;
+  finishedAt?: string;
+  error?: string;
+}
+
+export interface DocumentView {
+  key: string;
+  pushContent: { content: string; contentType: string; metadata: Record<string, string[]>; receivedTime: string };
+  committed: boolean;
+  redirect?: string;
+}
+
+export interface SnapshotListing {
+  name: string;
+  manifest: number;
+  documents: number;
+  created: string;
+  bytes: number;
+}
+
+export interface CollectionStateView {
+  collection: string;
+  state: CollectionState;
+  reason?: string;
+  file?: string;
+  documents?: number;
+  stagedChanges?: number;
+  generations?: number;
+  lastCommitTime?: string | null;
+  mergesRunning?: number;
+  vacuum?: VacuumProgress;
+  stats?: IndexStats & { JournalAppends: number; JournalFsyncs: number; JournalLastFsyncMs: number };
+}
+
+/** Guard consulted before every write: the installation may be preparing for an upgrade. */
+export type WriteGuard = () => void;
+
+interface Runtime {
+  index: SearchIndex;
+  journal: FileJournal;
+  settings: CollectionSettings;
+  /** Highest journal sequence number applied to the index buffer. */
+  appliedSeq: number;
+  /** Changes made durable but not yet applied, waiting for their turn (seq order). */
+  waiting: Map<number, () => void>;
+  autoCommitTimer: NodeJS.Timeout | undefined;
+  commitInFlight: Promise<unknown> | undefined;
+  /** Keys changed by clients while a RE_INDEX runs: it must not overwrite them. */
+  reindexTouched: Set<string> | undefined;
+}
+
+const MARKER = 'last-manifest.json';
+
+/**
+ * A push collection at run time: its state machine, journal, index and auto-commit.
+ * STOPPED → STARTING → RUNNING → STOPPING → STOPPED; FAILED (with the reason) when it
+ * cannot open. Any request but `state` starts it.
+ */
+export class PushCollection {
+  readonly name: string;
+  private currentState: CollectionState = 'STOPPED';
+  private failure: { reason: string; file?: string } | undefined;
+  private runtime: Runtime | undefined;
+  private transition: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  private idle: (() => void)[] = [];
+  private vacuumProgress: VacuumProgress | undefined;
+
+  constructor(
+    name: string,
+    private readonly home: SearchHome,
+    private readonly log: PushLog,
+    private readonly guardWrite: WriteGuard = () => {},
+  ) {
+    this.name = validateName('collection', name);
+  }
+
+  get state(): CollectionState {
+    return this.currentState;
+  }
+
+  /** The state call: never starts the collection. */
+  stateView(): CollectionStateView {
+    const view: CollectionStateView = { collection: this.name, state: this.currentState };
+    if (this.failure !== undefined && this.currentState === 'FAILED') {
+      view.reason = this.failure.reason;
+      if (this.failure.file !== undefined) view.file = this.failure.file;
+    }
+    const runtime = this.runtime;
+    if (runtime !== undefined && this.currentState === 'RUNNING') {
+      const stats = runtime.index.stats();
+      view.documents = stats.CurDocuments;
+      view.stagedChanges = stats.CurStagedChanges;
+      view.generations = stats.CurGenerations;
+      view.lastCommitTime = stats.LastCommitTime;
+      view.mergesRunning = stats.CurMergesRunning;
+      view.stats = {
+        ...stats,
+        JournalAppends: runtime.journal.stats.appends,
+        JournalFsyncs: runtime.journal.stats.fsyncs,
+        JournalLastFsyncMs: runtime.journal.stats.lastFsyncMs,
+      };
+    }
+    if (this.vacuumProgress !== undefined) view.vacuum = { ...this.vacuumProgress };
+    return view;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Lifecycle
+
+  /** Starts the collection when it is not running (the push API's automatic start). */
+  async ensureRunning(): Promise<void> {
+    for (;;) {
+      if (this.currentState === 'RUNNING') return;
+      await this.serialTransition(async () => {
+        if (this.currentState === 'RUNNING') return;
+        await this.start();
+      });
+      if (this.currentState === 'FAILED') {
+        throw new SearchError('COLLECTION_FAILED', `collection ${this.name} cannot start: ${this.failure?.reason ?? 'unknown'}`, {
+          details: { file: this.failure?.file },
+        });
+      }
+    }
+  }
+
+  /** STOPPED: staged changes stay in the journal, the index is closed. */
+  async stop(): Promise<void> {
+    await this.serialTransition(async () => {
+      if (this.currentState !== 'RUNNING') {
+        if (this.currentState === 'FAILED') this.currentState = 'STOPPED';
+        return;
+      }
+      this.currentState = 'STOPPING';
+      await this.waitIdle();
+      const runtime = this.runtime!;
+      this.runtime = undefined;
+      if (runtime.autoCommitTimer !== undefined) clearTimeout(runtime.autoCommitTimer);
+      await runtime.commitInFlight?.catch(() => undefined);
+      await runtime.index.close();
+      await runtime.journal.close();
+      this.currentState = 'STOPPED';
+    });
+  }
+
+  private async start(): Promise<void> {
+    this.currentState = 'STARTING';
+    this.failure = undefined;
+    let index: SearchIndex | undefined;
+    let journal: FileJournal | undefined;
+    try {
+      const settings = loadCollectionSettings(this.home, this.name);
+      const live = this.home.liveFolder(this.name);
+      mkdirSync(live, { recursive: true });
+      index = await SearchIndex.open({
+        directory: new FsDirectory(live),
+        schema: indexSchemaFor(settings),
+        maxGenerations: settings.config.maxGenerations,
+        killedPercentageForReindex: settings.config.killedPercentageForReindex,
+        mergeThreads: settings.config.workerThreadCount,
+        createSnapshotOnMergeFailure: settings.config.createSnapshotOnMergeFailure,
+        snapshotFolder: (name) => new FsDirectory(this.home.snapshotFolder(this.name, name)),
+        onEvent: (event) => this.onIndexEvent(event),
+      });
+      const journalFolder = this.home.journalFolder(this.name);
+      journal = await FileJournal.open(journalFolder, { firstSeq: index.lastCommit.journalSeq + 1 });
+      const runtime: Runtime = {
+        index,
+        journal,
+        settings,
+        appliedSeq: index.lastCommit.journalSeq,
+        waiting: new Map(),
+        autoCommitTimer: undefined,
+        commitInFlight: undefined,
+        reindexTouched: undefined,
+      };
+      if (this.wasRestored(index)) {
+        // A snapshot was copied over live/: the journal's changes belong to the replaced index.
+        this.log.warn({ collection: this.name, manifest: index.lastCommit.manifest }, 'live index restored from a snapshot; staged changes discarded');
+        await index.commit({ journalSeq: journal.lastSeq });
+        await journal.releaseThrough(journal.lastSeq);
+        runtime.appliedSeq = journal.lastSeq;
+      } else if (journal.lastSeq < index.lastCommit.journalSeq) {
+        throw new SearchError('JOURNAL_BEHIND', `the journal in ${journalFolder} ends before the index's last commit`);
+      } else {
+        await journal.replay(index.lastCommit.journalSeq, (seq, payload) => {
+          this.applyChange(runtime, decodeChange(payload), 'replay');
+          runtime.appliedSeq = seq;
+        });
+      }
+      this.writeMarker(index.lastCommit.manifest);
+      this.runtime = runtime;
+      this.currentState = 'RUNNING';
+      if (index.stagedChanges > 0) this.scheduleAutoCommit(runtime);
+    } catch (error) {
+      await index?.close().catch(() => undefined);
+      await journal?.close().catch(() => undefined);
+      const e = error as Error;
+      this.failure = { reason: e.message, ...(error instanceof CorruptIndexError ? { file: error.file } : {}) };
+      this.currentState = 'FAILED';
+      this.log.error({ collection: this.name, err: { message: e.message, code: (e as SearchError).code } }, 'collection failed to start');
+    }
+  }
+
+  private serialTransition(work: () => Promise<void>): Promise<void> {
+    const run = this.transition.then(work, work);
+    this.transition = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Runs an operation on the running collection, starting it first; stop() waits for it. */
+  private async withRuntime<T>(work: (runtime: Runtime) => Promise<T> | T): Promise<T> {
+    for (;;) {
+      await this.ensureRunning();
+      if (this.currentState !== 'RUNNING' || this.runtime === undefined) continue;
+      this.inFlight++;
+      try {
+        return await work(this.runtime);
+      } finally {
+        if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+      }
+    }
+  }
+
+  private waitIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Documents
+
+  /** Adds or replaces a document. Resolves (with the canonical key) once the change is durable. */
+  async putDocument(input: {
+    key: string;
+    content: Uint8Array;
+    contentType: string;
+    metadata: Record<string, string[]>;
+    filters?: string | undefined;
+  }): Promise<string> {
+    const key = canonicalizeKey(input.key);
+    this.guardWrite();
+    return this.withRuntime(async (runtime) => {
+      const metadata = { ...input.metadata };
+      const receivedTime = formatReceivedTime(new Date());
+      metadata[RECEIVED_TIME_METADATA] = [receivedTime];
+      const change: ChangeRecord = {
+        op: 'put',
+        key,
+        content: input.content,
+        contentType: input.contentType,
+        metadata,
+        receivedTime,
+        filters: input.filters === '' ? undefined : input.filters,
+      };
+      // Filters run before the journal: a document that cannot be filtered is refused and nothing is stored.
+      const doc = this.documentFor(runtime.settings, change);
+      await this.appendAndApply(runtime, change, () => runtime.index.put(doc));
+      return key;
+    });
+  }
+
+  async deleteDocument(rawKey: string): Promise<string> {
+    const key = canonicalizeKey(rawKey);
+    this.guardWrite();
+    return this.withRuntime(async (runtime) => {
+      await this.appendAndApply(runtime, { op: 'delete', key }, () => runtime.index.delete(key));
+      return key;
+    });
+  }
+
+  async putRedirect(rawKey: string, rawTarget: string): Promise<string> {
+    const key = canonicalizeKey(rawKey);
+    const target = canonicalizeKey(rawTarget);
+    if (key === target) throw new SearchError('PARAMETER_INVALID', 'a redirect must point to another key than itself');
+    this.guardWrite();
+    return this.withRuntime(async (runtime) => {
+      const change: ChangeRecord = { op: 'redirect', key, target };
+      const doc = mapRedirect(key, target, formatReceivedTime(new Date()));
+      await this.appendAndApply(runtime, change, () => runtime.index.put(doc));
+      return key;
+    });
+  }
+
+  /** The document as pushed: staged version first, else the committed one; null when absent. */
+  async getDocument(rawKey: string): Promise<DocumentView | null> {
+    const key = canonicalizeKey(rawKey);
+    return this.withRuntime((runtime) => {
+      const staged = runtime.index.stagedDocument(key);
+      if (staged === null) return null;
+      if (staged !== undefined) return documentView(key, staged, false);
+      const searcher = runtime.index.acquireSearcher();
+      try {
+        const found = searcher.getDocument(key);
+        return found === null ? null : documentView(key, found.record, true);
+      } finally {
+        searcher.release();
+      }
+    });
+  }
+
+  private async appendAndApply(runtime: Runtime, change: ChangeRecord, apply: () => void): Promise<void> {
+    const seq = await runtime.journal.append(encodeChange(change));
+    // Durable now. Apply in journal order, so the index buffer matches a replay exactly.
+    runtime.waiting.set(seq, () => {
+      apply();
+      runtime.reindexTouched?.add(change.key);
+    });
+    while (runtime.waiting.has(runtime.appliedSeq + 1)) {
+      const next = runtime.appliedSeq + 1;
+      runtime.waiting.get(next)!();
+      runtime.waiting.delete(next);
+      runtime.appliedSeq = next;
+    }
+    this.afterStaged(runtime);
+  }
+
+  private applyChange(runtime: Runtime, change: ChangeRecord, origin: 'replay' | 'reindex'): void {
+    try {
+      switch (change.op) {
+        case 'put':
+          runtime.index.put(this.documentFor(runtime.settings, change));
+          break;
+        case 'delete':
+          runtime.index.delete(change.key);
+          break;
+        case 'redirect':
+          runtime.index.put(mapRedirect(change.key, change.target, formatReceivedTime(new Date())));
+          break;
+      }
+    } catch (error) {
+      this.log.error(
+        { collection: this.name, key: change.key, origin, err: { message: (error as Error).message } },
+        `${origin}: change could not be indexed`,
+      );
+    }
+  }
+
+  private documentFor(settings: CollectionSettings, change: Extract<ChangeRecord, { op: 'put' }>) {
+    const pushed: PushedDocument = {
+      key: change.key,
+      content: change.content,
+      contentType: change.contentType,
+      metadata: change.metadata,
+      receivedTime: change.receivedTime,
+      filters: change.filters,
+    };
+    const xml = settings.xml;
+    const filtered = runFilterChain(
+      { key: change.key, content: change.content, contentType: change.contentType, metadata: change.metadata },
+      change.filters ?? settings.config.filterClasses,
+      xml === undefined
+        ? undefined
+        : {
+            mappings: [...xml.classes.values()].flatMap((m) =>
+              m.paths.map((path) => ({ className: m.className, type: m.type, xpath: path.source })),
+            ),
+            ...(xml.docUrl[0] !== undefined ? { docUrlXpath: xml.docUrl[0].source } : {}),
+          },
+    );
+    return mapDocument(pushed, filtered, settings);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Commits
+
+  /**
+   * Makes staged changes searchable. With `wait` it resolves once the new generation is
+   * live; without, it starts the commit and resolves at once (errors go to push.log).
+   */
+  async commit(wait = true): Promise<{ generation: number | null; manifest: number; changes: number }> {
+    this.guardWrite();
+    return this.withRuntime(async (runtime) => {
+      const run = this.commitNow(runtime);
+      if (!wait) {
+        run.catch(() => undefined);
+        return { generation: null, manifest: runtime.index.lastCommit.manifest, changes: runtime.index.stagedChanges };
+      }
+      return run;
+    });
+  }
+
+  private async commitNow(runtime: Runtime): Promise<{ generation: number | null; manifest: number; changes: number }> {
+    if (runtime.autoCommitTimer !== undefined) {
+      clearTimeout(runtime.autoCommitTimer);
+      runtime.autoCommitTimer = undefined;
+    }
+    const started = performance.now();
+    const run = runtime.index.commit({ journalSeq: runtime.appliedSeq });
+    runtime.commitInFlight = run;
+    try {
+      const result = await run;
+      await runtime.journal.releaseThrough(runtime.index.lastCommit.journalSeq);
+      this.writeMarker(result.manifest);
+      for (const generation of result.generations) {
+        this.writeGenerationLog(generation, 'commit.log', {
+          time: new Date().toISOString(),
+          step: 'commit',
+          manifest: result.manifest,
+          changes: result.changes,
+          durationMs: Math.round(performance.now() - started),
+        });
+      }
+      return { generation: result.generations.at(-1) ?? null, manifest: result.manifest, changes: result.changes };
+    } catch (error) {
+      const e = error as SearchError;
+      this.log.error({ collection: this.name, err: { message: e.message, code: e.code } }, 'commit failed');
+      throw error;
+    } finally {
+      if (runtime.commitInFlight === run) runtime.commitInFlight = undefined;
+      if (runtime.index.stagedChanges > 0 && this.runtime === runtime) this.scheduleAutoCommit(runtime);
+    }
+  }
+
+  private afterStaged(runtime: Runtime): void {
+    const { autoCommitMaxChanges } = runtime.settings.config;
+    if (autoCommitMaxChanges > 0 && runtime.index.stagedChanges >= autoCommitMaxChanges && runtime.commitInFlight === undefined) {
+      this.commitNow(runtime).catch(() => undefined);
+      return;
+    }
+    this.scheduleAutoCommit(runtime);
+  }
+
+  /** The auto-commit timer runs from the first staged change after a commit. */
+  private scheduleAutoCommit(runtime: Runtime): void {
+    const seconds = runtime.settings.config.autoCommitTimeoutSeconds;
+    if (seconds <= 0 || runtime.autoCommitTimer !== undefined) return;
+    runtime.autoCommitTimer = setTimeout(() => {
+      runtime.autoCommitTimer = undefined;
+      if (this.runtime !== runtime || runtime.index.stagedChanges === 0) return;
+      this.commitNow(runtime).catch(() => undefined);
+    }, seconds * 1000);
+    runtime.autoCommitTimer.unref();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Vacuum
+
+  /** MERGE: every generation into one. RE_INDEX: every stored document indexed again under today's configuration. */
+  async vacuum(type: VacuumType, wait = true): Promise<VacuumProgress> {
+    this.guardWrite();
+    return this.withRuntime(async (runtime) => {
+      if (this.vacuumProgress?.state === 'RUNNING') {
+        throw new SearchError('WRONG_STATE', `a ${this.vacuumProgress.type} vacuum is already running`);
+      }
+      const progress: VacuumProgress = { type, state: 'RUNNING', done: 0, total: 0, startedAt: new Date().toISOString() };
+      this.vacuumProgress = progress;
+      const run = (type === 'MERGE' ? runtime.index.forceMerge() : this.reindex(runtime, progress)).then(
+        () => {
+          progress.state = 'DONE';
+          progress.finishedAt = new Date().toISOString();
+        },
+        (error: Error) => {
+          progress.state = 'FAILED';
+          progress.error = error.message;
+          progress.finishedAt = new Date().toISOString();
+          this.log.error({ collection: this.name, err: { message: error.message } }, `vacuum ${type} failed`);
+          if (wait) throw error;
+        },
+      );
+      if (wait) await run;
+      return { ...progress };
+    });
+  }
+
+  private async reindex(runtime: Runtime, progress: VacuumProgress): Promise<void> {
+    // Reload the configuration: re-indexing exists to apply changed mappings.
+    runtime.settings = loadCollectionSettings(this.home, this.name);
+    const searcher = runtime.index.acquireSearcher();
+    runtime.reindexTouched = new Set();
+    try {
+      progress.total = searcher.documentCount;
+      let sinceYield = 0;
+      for (const { key, record } of searcher.liveDocuments()) {
+        if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
+        if (!runtime.reindexTouched.has(key)) this.applyChange(runtime, changeFromStored(key, record), 'reindex');
+        progress.done++;
+        if (++sinceYield === 200) {
+          sinceYield = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    } finally {
+      runtime.reindexTouched = undefined;
+      searcher.release();
+    }
+    await this.commitNow(runtime);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Snapshots and restore
+
+  async createSnapshot(name: string): Promise<SnapshotListing> {
+    const folder = this.home.snapshotFolder(this.name, name);
+    return this.withRuntime(async (runtime) => {
+      if (existsSync(folder)) throw new SearchError('SNAPSHOT_EXISTS', `snapshot ${name} already exists; delete it first or use another name`);
+      mkdirSync(folder, { recursive: true });
+      try {
+        await runtime.index.snapshot(new FsDirectory(folder));
+      } catch (error) {
+        rmSync(folder, { recursive: true, force: true });
+        throw error;
+      }
+      return this.describeSnapshot(name)!;
+    });
+  }
+
+  listSnapshots(): SnapshotListing[] {
+    const folder = this.home.snapshotsFolder(this.name);
+    if (!existsSync(folder)) return [];
+    return readdirSync(folder)
+      .sort()
+      .map((name) => this.describeSnapshot(name))
+      .filter((s): s is SnapshotListing => s !== undefined);
+  }
+
+  deleteSnapshot(name: string): void {
+    const folder = this.home.snapshotFolder(this.name, name);
+    if (!existsSync(folder)) throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
+    rmSync(folder, { recursive: true, force: true });
+  }
+
+  /** Replaces live/ by a snapshot. Needs STOPPED (the spec's rule); the next request starts on it. */
+  async restoreSnapshot(name: string): Promise<void> {
+    const folder = this.home.snapshotFolder(this.name, name);
+    await this.serialTransition(async () => {
+      if (this.currentState !== 'STOPPED' && this.currentState !== 'FAILED') {
+        throw new SearchError('WRONG_STATE', `collection ${this.name} is ${this.currentState}: stop it first (POST state/stop)`);
+      }
+      if (!existsSync(folder)) throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
+      const live = this.home.liveFolder(this.name);
+      mkdirSync(live, { recursive: true });
+      await SearchIndex.restore(new FsDirectory(folder), new FsDirectory(live));
+      this.currentState = 'STOPPED';
+    });
+  }
+
+  private describeSnapshot(name: string): SnapshotListing | undefined {
+    let folder: string;
+    try {
+      folder = this.home.snapshotFolder(this.name, name);
+    } catch {
+      return undefined;
+    }
+    try {
+      const manifest = readManifest(new FsDirectory(folder));
+      if (manifest === null) return undefined;
+      let bytes = 0;
+      for (const file of readdirSync(folder)) bytes += statSync(join(folder, file)).size;
+      return {
+        name,
+        manifest: manifest.number,
+        documents: manifest.generations.reduce((n, g) => n + g.docCount - g.killedCount, 0),
+        created: statSync(join(folder, 'manifest')).mtime.toISOString(),
+        bytes,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Search side
+
+  /** A point-in-time searcher of the committed index (starts the collection). */
+  async acquireSearcher(): Promise<Searcher> {
+    return this.withRuntime((runtime) => runtime.index.acquireSearcher());
+  }
+
+  /** Waits for merges and commits everything staged (upgrade preparation). */
+  async quiesce(): Promise<void> {
+    if (this.currentState !== 'RUNNING') return;
+    await this.withRuntime(async (runtime) => {
+      if (runtime.index.stagedChanges > 0) await this.commitNow(runtime);
+      await runtime.index.waitForMerges();
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Logs and markers
+
+  private onIndexEvent(event: IndexEvent): void {
+    if (event.type === 'merge-failed') {
+      this.log.error(
+        { collection: this.name, generation: event.into, inputs: event.generations, snapshot: event.snapshot, err: { message: event.error.message } },
+        'merge failed',
+      );
+    } else if (event.type === 'merge-done') {
+      this.writeGenerationLog(event.into, 'merge.log', {
+        time: new Date().toISOString(),
+        step: 'merge',
+        inputs: event.generations,
+        documents: event.documents,
+        durationMs: Math.round(event.durationMs),
+      });
+    }
+  }
+
+  private writeGenerationLog(generation: number, file: string, entry: Record<string, unknown>): void {
+    try {
+      const folder = this.home.generationLogFolder(this.name, generation);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, file), JSON.stringify(entry) + '\n', { flag: 'a' });
+    } catch (error) {
+      this.log.error({ collection: this.name, generation, err: { message: (error as Error).message } }, 'cannot write generation log');
+    }
+  }
+
+  /** The newest manifest this collection published; a lower one at start means live/ was restored. */
+  private writeMarker(manifest: number): void {
+    const folder = this.home.journalFolder(this.name);
+    mkdirSync(folder, { recursive: true });
+    const temp = join(folder, `${MARKER}.tmp`);
+    writeFileSync(temp, JSON.stringify({ manifest }));
+    renameSync(temp, join(folder, MARKER));
+  }
+
+  private wasRestored(index: SearchIndex): boolean {
+    const file = join(this.home.journalFolder(this.name), MARKER);
+    if (!existsSync(file)) return false;
+    try {
+      const { manifest } = JSON.parse(readFileSync(file, 'utf8')) as { manifest: number };
+      return manifest > index.lastCommit.manifest;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function documentView(key: string, record: StoredRecord, committed: boolean): DocumentView {
+  const redirect = record[STORED.redirect];
+  const content = record[STORED.content];
+  const view: DocumentView = {
+    key,
+    pushContent: {
+      content: content instanceof Uint8Array ? Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64') : '',
+      contentType: (record[STORED.contentType] as string | undefined) ?? '',
+      metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<string, string[]>,
+      receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
+    },
+    committed,
+  };
+  if (typeof redirect === 'string') {
+    view.redirect = redirect;
+    view.pushContent.metadata = { [RECEIVED_TIME_METADATA]: [view.pushContent.receivedTime] };
+  }
+  return view;
+}
+
+/** Rebuilds the change a stored document came from (RE_INDEX). */
+function changeFromStored(key: string, record: StoredRecord): ChangeRecord {
+  const redirect = record[STORED.redirect];
+  if (typeof redirect === 'string') return { op: 'redirect', key, target: redirect };
+  const content = record[STORED.content];
+  return {
+    op: 'put',
+    key,
+    content: content instanceof Uint8Array ? content : new Uint8Array(0),
+    contentType: (record[STORED.contentType] as string | undefined) ?? '',
+    metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<string, string[]>,
+    receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
+    filters: record[STORED.filters] as string | undefined,
+  };
+}

@@ -1,0 +1,77 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SearchError } from '../errors.js';
+
+/** Collection and snapshot names: letters, digits, `.`, `_`, `-`; no path tricks. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export function validateName(kind: 'collection' | 'snapshot', name: string): string {
+  if (!NAME.test(name) || name.includes('..')) {
+    throw new SearchError(
+      kind === 'collection' ? 'COLLECTION_NAME_INVALID' : 'SNAPSHOT_NAME_INVALID',
+      `${kind} name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
+  }
+  return name;
+}
+
+/**
+ * The installation folder (`$SEARCH_HOME`) and where everything lives in it, as the API
+ * contract lays it out. Names are validated before they become paths.
+ */
+export class SearchHome {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  get confFolder(): string {
+    return join(this.root, 'conf');
+  }
+  get globalConfigFile(): string {
+    return join(this.root, 'conf', 'global.cfg');
+  }
+  collectionConfFolder(collection: string): string {
+    return join(this.root, 'conf', validateName('collection', collection));
+  }
+  collectionConfigFile(collection: string, file = 'collection.cfg'): string {
+    return join(this.collectionConfFolder(collection), file);
+  }
+  collectionDataFolder(collection: string): string {
+    return join(this.root, 'data', validateName('collection', collection));
+  }
+  liveFolder(collection: string): string {
+    return join(this.collectionDataFolder(collection), 'live');
+  }
+  journalFolder(collection: string): string {
+    return join(this.liveFolder(collection), 'journal');
+  }
+  /** Index pipeline step output of one generation. */
+  generationLogFolder(collection: string, generation: number): string {
+    return join(this.liveFolder(collection), 'log', `${generation}-`);
+  }
+  clickLogFolder(collection: string): string {
+    return join(this.collectionDataFolder(collection), 'clicks');
+  }
+  snapshotsFolder(collection: string): string {
+    return join(this.collectionDataFolder(collection), 'snapshot');
+  }
+  snapshotFolder(collection: string, name: string): string {
+    return join(this.snapshotsFolder(collection), validateName('snapshot', name));
+  }
+  get webLogFolder(): string {
+    return join(this.root, 'web', 'log');
+  }
+  get pushLogFile(): string {
+    return join(this.webLogFolder, 'push.log');
+  }
+
+  collectionExists(collection: string): boolean {
+    return existsSync(this.collectionConfigFile(collection));
+  }
+
+  ensureLayout(): void {
+    for (const folder of [this.confFolder, join(this.root, 'data'), this.webLogFolder]) mkdirSync(folder, { recursive: true });
+  }
+}

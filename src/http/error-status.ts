@@ -1,0 +1,65 @@
+/**
+ * The one table from error code (`SearchError.code`) to HTTP status. Every route answers
+ * errors as `{"status", "error": code, "message"}` with the status from here, so a code
+ * means the same status everywhere. Codes are stable: add new ones, never rename.
+ */
+
+/** Every documented error code, with the HTTP status it is answered with. */
+const STATUS_BY_CODE = {
+  // 400: the request (or a configuration file sent through the admin API) is wrong; the
+  // message says what to change.
+  KEY_MISSING: 400,
+  KEY_INVALID: 400,
+  KEY_TOO_LONG: 400,
+  METADATA_INVALID: 400,
+  BODY_INVALID: 400,
+  MULTIPART_INVALID: 400,
+  FILTER_FAILED: 400,
+  CONFIG_INVALID: 400,
+  QUERY_INVALID: 400,
+  NAME_INVALID: 400,
+  PARAMETER_INVALID: 400,
+  // 401/403: authentication and authorisation.
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  // 404: something named in the path or the key does not exist.
+  COLLECTION_NOT_FOUND: 404,
+  DOCUMENT_NOT_FOUND: 404,
+  SNAPSHOT_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  // 409: valid request, but the collection is in a state that does not allow it.
+  WRONG_STATE: 409,
+  COLLECTION_EXISTS: 409,
+  SNAPSHOT_EXISTS: 409,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INDEX_CORRUPT: 500,
+  INTERNAL: 500,
+  // 503: try again later (the route adds Retry-After).
+  UPGRADE_PREPARING: 503,
+  UPGRADE_NOT_STARTED: 503,
+  GENERATION_LIMIT: 503,
+  COLLECTION_FAILED: 503,
+  INSUFFICIENT_STORAGE: 507,
+} as const satisfies Record<string, number>;
+
+/** A documented error code. */
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+/** Every documented error code, in table order (for the OpenAPI document and tests). */
+export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(STATUS_BY_CODE) as ErrorCode[]);
+
+/** True when `code` is one of the documented codes. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(STATUS_BY_CODE, code);
+}
+
+/**
+ * The HTTP status for an error code. Unknown codes answer 500: an error nobody documented
+ * is a bug of ours, not of the client.
+ */
+export function statusForCode(code: string): number {
+  return isErrorCode(code) ? STATUS_BY_CODE[code] : 500;
+}
