@@ -44,6 +44,9 @@ const DEFAULT_MAX_TOKEN_LENGTH = 128;
 /** V8 shares the characters of a substring this long with its parent (a "sliced string"). */
 const SLICED_STRING_MIN_LENGTH = 13;
 const STEM_CACHE_LIMIT = 100_000;
+/** Slots of the token cache (a power of two) and the longest token it keeps. */
+const TOKEN_CACHE_SIZE = 1 << 16;
+const TOKEN_CACHE_MAX_LENGTH = 40;
 const KNOWN_OPTIONS = new Set(['caseFold', 'foldDiacritics', 'stem', 'stopWords', 'maxTokenLength']);
 const ASCII_LOWER_WORD = /^[a-z]+$/;
 const NON_ASCII_CHAR = /[^\x00-\x7f]/;
@@ -141,6 +144,14 @@ class UnicodeAnalyzer implements Analyzer {
   private readonly stopMaxLength: number;
   /** Porter stemming is pure and word frequencies are Zipfian: a cache removes most of its cost. */
   private readonly stemCache = new Map<string, string>();
+  /**
+   * Token cache (see `cachedTermOf`): original token text and its term (null: dropped). Only
+   * used with stemming or stop words: without them a term costs a substring, which is as
+   * cheap as the cache's comparison.
+   */
+  private readonly useTokenCache: boolean;
+  private readonly cacheKeys: string[];
+  private readonly cacheTerms: (string | null)[];
 
   constructor(options: Readonly<Required<AnalyzerOptions>>) {
     this.options = options;
@@ -153,6 +164,10 @@ class UnicodeAnalyzer implements Analyzer {
     const folded = list.map((w) => this.normalizePrefix(w)).filter((w) => w.length > 0);
     this.stopSet = folded.length > 0 ? new Set(folded) : null;
     this.stopMaxLength = folded.reduce((max, w) => Math.max(max, w.length), 0);
+    this.useTokenCache = this.stem || this.stopSet !== null;
+    const slots = this.useTokenCache ? TOKEN_CACHE_SIZE : 0;
+    this.cacheKeys = new Array<string>(slots).fill('');
+    this.cacheTerms = new Array<string | null>(slots).fill(null);
   }
 
   forEachTerm(text: string, firstPosition: number, onTerm: (term: string, position: number) => void): number {
@@ -220,6 +235,9 @@ class UnicodeAnalyzer implements Analyzer {
       }
 
       let flags = k & ~WIDE;
+      // Hash of the token's UTF-16 units for the token cache; only the units the ASCII loop
+      // sees are hashed (non-ASCII tokens are compared in full anyway).
+      let hash = c;
       // The kind (LETTER or DIGIT) of the last letter or digit: joiners look at it.
       let last = k & WORD;
       while (i < n) {
@@ -229,6 +247,7 @@ class UnicodeAnalyzer implements Analyzer {
           if (k !== 0) {
             flags |= k;
             last = k & WORD;
+            hash = (Math.imul(hash, 31) + c) | 0;
             i++;
           } else if (c === 46 /* . */ && last === DIGIT && isDigitAt(text, i + 1)) {
             i++;
@@ -254,7 +273,9 @@ class UnicodeAnalyzer implements Analyzer {
         }
       }
 
-      const term = this.termOf(text, start, i, flags);
+      const term = this.useTokenCache
+        ? this.cachedTermOf(text, start, i, flags, hash)
+        : this.termOf(text, start, i, flags);
       if (term !== null) emit(term, position, start, i);
       position++;
     }
@@ -289,6 +310,24 @@ class UnicodeAnalyzer implements Analyzer {
       position++;
     }
     return position;
+  }
+
+  /**
+   * `termOf` through a direct-mapped cache keyed by the token's original text. Word
+   * frequencies are Zipfian, so most tokens are found here: no substring, no lower-casing, no
+   * stop-word lookup and no stemming for them, only a comparison of the text in place.
+   */
+  private cachedTermOf(text: string, start: number, end: number, flags: number, hash: number): string | null {
+    const length = end - start;
+    if (length > TOKEN_CACHE_MAX_LENGTH) return this.termOf(text, start, end, flags);
+    const slot = (hash ^ (hash >>> 13) ^ length) & (TOKEN_CACHE_SIZE - 1);
+    const key = this.cacheKeys[slot];
+    if (key.length === length && text.startsWith(key, start)) return this.cacheTerms[slot];
+    const term = this.termOf(text, start, end, flags);
+    const raw = text.substring(start, end);
+    this.cacheKeys[slot] = length >= SLICED_STRING_MIN_LENGTH ? detach(raw) : raw;
+    this.cacheTerms[slot] = term;
+    return term;
   }
 
   /** The term of the token `text[start, end)`, or null when it is dropped (its position stays used). */

@@ -6,20 +6,59 @@ import { writeStoredRecord } from './stored-record-codec.js';
 /** Positions between two values of a multi-valued field, so a phrase never spans them. */
 export const VALUE_POSITION_GAP = 100;
 
-/** Postings of one term while the buffer fills: docs ascending, positions concatenated. */
-export interface TermPostingsBuffer {
-  docs: number[];
-  freqs: number[];
-  positions: number[];
-}
-
-export interface FieldBuffer {
+/**
+ * One field's postings while the buffer fills, kept as a stream of (termId, docId, position)
+ * entries in arrival order (docs ascending, positions ascending within a doc). Flushing sorts
+ * the stream by term with a stable counting sort, which gives every term its postings in
+ * order: per token, indexing costs one map lookup and three typed-array writes.
+ */
+export class FieldBuffer {
   readonly positions: boolean;
-  readonly terms: Map<string, TermPostingsBuffer>;
+  readonly termIds = new Map<string, number>();
+  readonly terms: string[] = [];
+  ids = new Int32Array(1024);
+  docs = new Int32Array(1024);
+  positionsOf: Int32Array;
+  count = 0;
   /** Per-document token count (text fields only), index = docId. */
-  readonly lengths: number[];
-  sumLength: number;
-  docCount: number;
+  readonly lengths: number[] = [];
+  sumLength = 0;
+  docCount = 0;
+
+  constructor(positions: boolean) {
+    this.positions = positions;
+    this.positionsOf = new Int32Array(positions ? 1024 : 0);
+  }
+
+  add(term: string, docId: number, position: number): void {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.termIds.set(term, id);
+      this.terms.push(term);
+    }
+    const at = this.count;
+    if (at === this.ids.length) this.grow();
+    this.ids[at] = id;
+    this.docs[at] = docId;
+    if (this.positions) this.positionsOf[at] = position;
+    this.count = at + 1;
+  }
+
+  private grow(): void {
+    const size = this.ids.length * 2;
+    const ids = new Int32Array(size);
+    ids.set(this.ids);
+    this.ids = ids;
+    const docs = new Int32Array(size);
+    docs.set(this.docs);
+    this.docs = docs;
+    if (this.positions) {
+      const positions = new Int32Array(size);
+      positions.set(this.positionsOf);
+      this.positionsOf = positions;
+    }
+  }
 }
 
 /**
@@ -62,26 +101,23 @@ export class GenerationBuffer {
     const docId = this.keys.length;
     this.keys.push(doc.key);
     this.liveDocByKey.set(doc.key, docId);
-    this.addTerm(this.field(KEY_FIELD), doc.key, docId, 0);
+    this.field(KEY_FIELD).add(doc.key, docId, 0);
+    const before = this.tokenCount();
     for (const [name, value] of Object.entries(doc.fields)) {
       if (name === KEY_FIELD) continue;
       const values: readonly string[] = typeof value === 'string' ? [value] : value;
       if (values.length === 0) continue;
       const field = this.field(name);
       if (isKeywordField(name)) {
-        for (const term of values) this.addTerm(field, term, docId, 0);
+        for (const term of values) field.add(term, docId, 0);
         continue;
       }
       const analyzer = this.schema.analyzerFor(name);
+      const add = (term: string, at: number) => field.add(term, docId, at);
+      const countBefore = field.count;
       let position = 0;
-      let length = 0;
-      for (const text of values) {
-        position =
-          analyzer.forEachTerm(text, position, (term, at) => {
-            this.addTerm(field, term, docId, at);
-            length++;
-          }) + VALUE_POSITION_GAP;
-      }
+      for (const text of values) position = analyzer.forEachTerm(text, position, add) + VALUE_POSITION_GAP;
+      const length = field.count - countBefore;
       while (field.lengths.length < docId) field.lengths.push(0);
       field.lengths.push(length);
       field.sumLength += length;
@@ -98,7 +134,7 @@ export class GenerationBuffer {
     this.scratch.reset();
     writeStoredRecord(this.scratch, { ...doc.stored, [KEY_FIELD]: doc.key });
     this.stored.push(this.scratch.toBytes());
-    this.approximateBytes += this.scratch.length;
+    this.approximateBytes += this.scratch.length + 12 * (this.tokenCount() - before) + 64;
     this.changes++;
   }
 
@@ -124,30 +160,15 @@ export class GenerationBuffer {
   private field(name: string): FieldBuffer {
     let field = this.fields.get(name);
     if (field === undefined) {
-      field = { positions: this.schema.hasPositions(name), terms: new Map(), lengths: [], sumLength: 0, docCount: 0 };
+      field = new FieldBuffer(this.schema.hasPositions(name));
       this.fields.set(name, field);
     }
     return field;
   }
 
-  private addTerm(field: FieldBuffer, term: string, docId: number, position: number): void {
-    let postings = field.terms.get(term);
-    if (postings === undefined) {
-      postings = { docs: [], freqs: [], positions: [] };
-      field.terms.set(term, postings);
-      this.approximateBytes += 64 + term.length * 2;
-    }
-    const last = postings.docs.length - 1;
-    if (last >= 0 && postings.docs[last] === docId) {
-      postings.freqs[last]!++;
-    } else {
-      postings.docs.push(docId);
-      postings.freqs.push(1);
-      this.approximateBytes += 16;
-    }
-    if (field.positions) {
-      postings.positions.push(position);
-      this.approximateBytes += 8;
-    }
+  private tokenCount(): number {
+    let count = 0;
+    for (const field of this.fields.values()) count += field.count;
+    return count;
   }
 }
