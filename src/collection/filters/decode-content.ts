@@ -30,12 +30,31 @@ export function decodeContent(bytes: Uint8Array, contentType: ContentType, sniff
         { details: { charset: declared } },
       );
     }
-    return decoder.decode(bytes);
+    return decodeWith(decoder, bytes);
   }
 
   const sniffed = sniffDeclaredCharset(bytes, sniffHtml);
-  return (sniffed ?? new TextDecoder('utf-8')).decode(bytes);
+  return decodeWith(sniffed ?? new TextDecoder('utf-8'), bytes);
 }
+
+function decodeWith(decoder: TextDecoder, bytes: Uint8Array): string {
+  return decoder.encoding === 'windows-1252' ? decodeWindows1252(bytes) : decoder.decode(bytes);
+}
+
+/**
+ * windows-1252, which the WHATWG labels latin1, iso-8859-1 and ascii also mean. Node 20's
+ * TextDecoder decodes it as ISO-8859-1, leaving 0x80-0x9F as C1 controls where the encoding
+ * has € “ ” – and friends; so: latin1, then those 27 bytes from the table.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  return text.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]);
+}
+
+/** Characters of bytes 0x80-0x9F; the five bytes windows-1252 leaves undefined map to the C1 control, as in the WHATWG table. */
+const WINDOWS_1252_HIGH =
+  '\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f' +
+  '\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178';
 
 function bomEncoding(bytes: Uint8Array): string | undefined {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
@@ -58,7 +77,9 @@ const SNIFF_BYTES = 1024;
 function sniffDeclaredCharset(bytes: Uint8Array, sniffHtml: boolean): TextDecoder | undefined {
   // The declarations are ASCII, so a byte-for-byte (latin1) view of the prefix finds them in
   // any ASCII-compatible encoding.
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, SNIFF_BYTES)).toString('latin1');
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, SNIFF_BYTES)).toString(
+    'latin1',
+  );
   let label = /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9._:-]+)\s*["']/.exec(head)?.[1];
   if (label === undefined && sniffHtml) {
     label = /<meta\s[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)/i.exec(head)?.[1];

@@ -37,9 +37,13 @@ export function parseFilterChain(spec: string | undefined): FilterName[] {
     if (word === '') continue;
     const name = NAMES.get(word.toLowerCase());
     if (name === undefined) {
-      throw new SearchError('FILTER_UNKNOWN', `unknown filter "${word}" in filter chain "${spec}"; known filters: ${KNOWN}`, {
-        details: { filter: word, chain: spec },
-      });
+      throw new SearchError(
+        'FILTER_UNKNOWN',
+        `unknown filter "${word}" in filter chain "${spec}"; known filters: ${KNOWN}`,
+        {
+          details: { filter: word, chain: spec },
+        },
+      );
     }
     names.push(name);
   }
@@ -82,7 +86,11 @@ export function chooseAutoFilter(mediaType: string, text: string): Exclude<Filte
  * Throws only SearchError: FILTER_UNKNOWN for a bad chain, FILTER_FAILED (message naming the
  * filter and the problem) when a filter cannot read the document.
  */
-export function runFilterChain(input: FilterInput, chainSpec: string | undefined, xmlConfig?: XmlConfigLike): FilteredDocument {
+export function runFilterChain(
+  input: FilterInput,
+  chainSpec: string | undefined,
+  xmlConfig?: XmlConfigLike,
+): FilteredDocument {
   const names = parseFilterChain(chainSpec);
   const contentType = parseContentType(input.contentType);
   const sniffHtml = names[0] === 'Html' || (names[0] === 'Auto' && isHtmlMediaType(contentType.mediaType));
@@ -123,7 +131,11 @@ function runOne(
     if (e instanceof SearchError) throw e;
     // Not a problem the filter foresaw (e.g. a string past the engine's length limit): still
     // this document's problem, and the request must fail with our error, not a crash.
-    throw filterFailed(filter, `unexpected failure: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    // `details.unexpected` lets tests tell this safety net from the errors filters mean to throw.
+    throw filterFailed(filter, `unexpected failure: ${(e as Error)?.message ?? String(e)}`, {
+      cause: e,
+      details: { unexpected: true },
+    });
   }
 }
 

@@ -1,20 +1,70 @@
-import { Parser } from 'htmlparser2';
 import { MAX_LINKS, type FilteredDocument, type FilteredLink } from './filtered-document.js';
+import { parseHtmlEvents } from './html-event-parser.js';
 import { LinkResolver, isIgnorableHref } from './link-resolver.js';
 import { MetadataCollector } from './metadata-collector.js';
-import { collapseWhitespace, normalizeBodyText } from './normalize-whitespace.js';
+import { collapseWhitespace, lineBreaksToSpaces, normalizeBodyText } from './normalize-whitespace.js';
+import { TextAccumulator } from './text-accumulator.js';
 
 /** Elements whose content is not visible text. */
 const HIDDEN = new Set(['script', 'style', 'noscript', 'template']);
 
 /** Elements that end a line in the rendered page: their boundaries become `\n`, so words never glue. */
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'br', 'caption', 'center', 'dd', 'details', 'dialog',
-  'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'head', 'header', 'hgroup', 'hr', 'html', 'legend', 'li', 'main', 'menu', 'nav', 'ol',
-  'option', 'p', 'pre', 'section', 'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th',
-  'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'br',
+  'caption',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'head',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'option',
+  'p',
+  'pre',
+  'section',
+  'select',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'textarea',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
+
+/** Elements whose line breaks are content (elsewhere a line break in the source is a space). */
+const PREFORMATTED = new Set(['pre', 'textarea', 'listing', 'plaintext']);
 
 /** Inline elements that still separate the words around them. */
 const SPACED = new Set(['img', 'input', 'button', 'embed', 'iframe', 'object', 'video', 'audio']);
@@ -31,6 +81,26 @@ const MAX_LINK_TEXT = 1000;
  */
 const MAX_RAW_LINKS = 2 * MAX_LINKS;
 
+/**
+ * The text of a title candidate, kept to a few times what a title can use (whitespace
+ * collapses later): an unclosed <title> or <h1> runs to the end of the page.
+ */
+class TitleText {
+  private readonly parts: string[] = [];
+  private length = 0;
+
+  push(piece: string): void {
+    if (this.length >= 4 * MAX_TITLE) return;
+    const kept = piece.slice(0, 4 * MAX_TITLE - this.length);
+    this.parts.push(kept);
+    this.length += kept.length;
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
 interface RawLink {
   href: string;
   parts: string[];
@@ -39,20 +109,22 @@ interface RawLink {
 
 /**
  * The HTML filter: title (`<title>`, else the first `<h1>`), visible text, `<meta>` tags as
- * `<name>` metadata, links with their text, and the `lang` of `<html>`. htmlparser2 is
- * forgiving, so broken HTML (unclosed tags, stray end tags, `</` inside scripts) gives the
- * best reading a browser would, and this filter never throws on content.
+ * `<name>` metadata, links with their text, and the `lang` of `<html>`. The tokenizer
+ * (htmlparser2's) and the tree rules ({@link parseHtmlEvents}) are forgiving, so broken HTML
+ * (unclosed tags, stray end tags, `</` inside scripts) gets the reading a browser would give
+ * it, and this filter never throws on content. Cost and memory are linear in the page size.
  */
 export function htmlFilter(source: string, key: string): FilteredDocument {
   const metadata = new MetadataCollector();
-  const textParts: string[] = [];
+  const text = new TextAccumulator();
   let hiddenDepth = 0;
   let foreignDepth = 0;
+  let preDepth = 0;
 
-  let titleParts: string[] | undefined;
+  let titleText: TitleText | undefined;
   let titleDepth = 0;
   let capturingTitle = false;
-  let h1Parts: string[] | undefined;
+  let h1Text: TitleText | undefined;
   let h1Depth = 0;
   let h1Done = false;
 
@@ -69,80 +141,81 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
     link.length += piece.length;
   };
 
-  const parser = new Parser(
-    {
-      onopentag(name, attribs) {
-        if (HIDDEN.has(name)) hiddenDepth++;
-        if (name === 'svg' || name === 'math') foreignDepth++;
-        separate(name);
-        switch (name) {
-          case 'title':
-            // Titles are not body text. The first one outside SVG/MathML (whose titles are
-            // tooltips) names the page.
-            if (foreignDepth === 0) {
-              titleDepth++;
-              if (titleParts === undefined) {
-                titleParts = [];
-                capturingTitle = true;
-              }
-            }
-            break;
-          case 'h1':
-            if (!h1Done) {
-              if (h1Depth === 0) h1Parts = [];
-              h1Depth++;
-            }
-            break;
-          case 'base':
-            if (baseHref === undefined && attribs.href !== undefined) baseHref = attribs.href;
-            break;
-          case 'html':
-            if (language === undefined && attribs.lang) language = attribs.lang.trim() || undefined;
-            break;
-          case 'meta':
-            readMeta(attribs);
-            break;
-          case 'a':
-            // <a> cannot nest: a new one ends the open one, as a browser's parser does.
-            link = undefined;
-            if (attribs.href !== undefined && rawLinks.length < MAX_RAW_LINKS && !isIgnorableHref(attribs.href)) {
-              link = { href: attribs.href, parts: [], length: 0 };
-              rawLinks.push(link);
-            }
-            break;
-          case 'img':
-            if (attribs.alt && hiddenDepth === 0) addLinkText(` ${attribs.alt} `);
-            break;
-        }
-      },
-      ontext(data) {
-        if (hiddenDepth > 0) return;
-        if (titleDepth > 0) {
-          if (capturingTitle) titleParts?.push(data);
-          return;
-        }
-        textParts.push(data);
-        if (h1Depth > 0) h1Parts?.push(data);
-        addLinkText(data);
-      },
-      onclosetag(name) {
-        if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
-        if ((name === 'svg' || name === 'math') && foreignDepth > 0) foreignDepth--;
-        separate(name);
-        if (name === 'title' && titleDepth > 0) {
-          titleDepth--;
-          capturingTitle = false;
-        }
-        else if (name === 'a') link = undefined;
-        else if (name === 'h1' && h1Depth > 0 && --h1Depth === 0) h1Done = true;
-      },
+  parseHtmlEvents(source, {
+    onopentag(name, attribs) {
+      if (HIDDEN.has(name)) hiddenDepth++;
+      if (name === 'svg' || name === 'math') foreignDepth++;
+      if (PREFORMATTED.has(name)) preDepth++;
+      separate(name);
+      switch (name) {
+        case 'title':
+          // No title is body text (SVG/MathML titles are tooltips). The first one outside
+          // SVG/MathML names the page.
+          titleDepth++;
+          if (titleText === undefined && foreignDepth === 0) {
+            titleText = new TitleText();
+            capturingTitle = true;
+          }
+          break;
+        case 'h1':
+          if (!h1Done) {
+            if (h1Depth === 0) h1Text = new TitleText();
+            h1Depth++;
+          }
+          break;
+        case 'base':
+          if (baseHref === undefined && attribs.href !== undefined) baseHref = attribs.href;
+          break;
+        case 'html':
+          if (language === undefined && attribs.lang) language = attribs.lang.trim() || undefined;
+          break;
+        case 'meta':
+          readMeta(attribs);
+          break;
+        case 'a':
+          // <a> cannot nest: a new one ends the open one, as a browser's parser does.
+          link = undefined;
+          if (
+            attribs.href !== undefined &&
+            rawLinks.length < MAX_RAW_LINKS &&
+            !isIgnorableHref(attribs.href)
+          ) {
+            link = { href: attribs.href, parts: [], length: 0 };
+            rawLinks.push(link);
+          }
+          break;
+        case 'img':
+          if (attribs.alt && hiddenDepth === 0) addLinkText(` ${attribs.alt} `);
+          break;
+      }
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
+    ontext(raw) {
+      if (hiddenDepth > 0) return;
+      const data = preDepth > 0 ? raw : lineBreaksToSpaces(raw);
+      if (titleDepth > 0) {
+        if (capturingTitle) titleText?.push(data);
+        return;
+      }
+      text.push(data);
+      if (h1Depth > 0) h1Text?.push(data);
+      addLinkText(data);
+    },
+    onclosetag(name) {
+      if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
+      if ((name === 'svg' || name === 'math') && foreignDepth > 0) foreignDepth--;
+      if (PREFORMATTED.has(name) && preDepth > 0) preDepth--;
+      separate(name);
+      if (name === 'title' && titleDepth > 0) {
+        titleDepth--;
+        capturingTitle = false;
+      } else if (name === 'a') link = undefined;
+      else if (name === 'h1' && h1Depth > 0 && --h1Depth === 0) h1Done = true;
+    },
+  });
 
   function separate(name: string): void {
-    if (BLOCK.has(name)) textParts.push('\n');
-    else if (SPACED.has(name)) textParts.push(' ');
+    if (BLOCK.has(name)) text.push('\n');
+    else if (SPACED.has(name)) text.push(' ');
     else return;
     addLinkText(' ');
   }
@@ -159,9 +232,6 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
     if (attribs['http-equiv']?.trim().toLowerCase() === 'content-language') contentLanguage ??= value;
   }
 
-  parser.write(source);
-  parser.end();
-
   const resolver = new LinkResolver(key);
   const base = resolver.baseFor(baseHref);
   const links: FilteredLink[] = [];
@@ -171,12 +241,12 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
     if (href !== undefined) links.push({ href, text: collapseWhitespace(raw.parts.join('')) });
   }
 
-  let title = titleParts === undefined ? undefined : collapseWhitespace(titleParts.join(''));
-  if (!title && h1Parts !== undefined) title = collapseWhitespace(h1Parts.join(''));
+  let title = titleText === undefined ? undefined : collapseWhitespace(titleText.toString());
+  if (!title && h1Text !== undefined) title = collapseWhitespace(h1Text.toString());
   if (title !== undefined && title.length > MAX_TITLE) title = title.slice(0, MAX_TITLE).trimEnd();
 
   const doc: FilteredDocument = {
-    text: normalizeBodyText(textParts.join('')),
+    text: normalizeBodyText(text.toString()),
     metadata: metadata.toRecord(),
     links,
   };

@@ -51,7 +51,11 @@ export function jsonFilter(source: string): FilteredDocument {
     }
   }
 
-  const doc: FilteredDocument = { text: normalizeNewlines(strings.join('\n')), metadata: metadata.toRecord(), links: [] };
+  const doc: FilteredDocument = {
+    text: normalizeNewlines(strings.join('\n')),
+    metadata: metadata.toRecord(),
+    links: [],
+  };
   if (root !== null && typeof root === 'object' && !Array.isArray(root)) {
     const title = (root as Record<string, unknown>).title;
     if (typeof title === 'string' && title.trim() !== '') doc.title = title.trim();

@@ -17,7 +17,8 @@ export class LinkResolver {
       this.self = this.keyUrl.href;
     }
     this.allowed = new Set(ALWAYS_ALLOWED);
-    if (this.keyUrl !== undefined && !NEVER_ALLOWED.has(this.keyUrl.protocol)) this.allowed.add(this.keyUrl.protocol);
+    if (this.keyUrl !== undefined && !NEVER_ALLOWED.has(this.keyUrl.protocol))
+      this.allowed.add(this.keyUrl.protocol);
   }
 
   /** The base URL of the document: `<base href>` resolved against the key, else the key. */

@@ -1,11 +1,17 @@
 import { SaxesParser } from 'saxes';
-import { SearchError } from '../../errors.js';
 import { filterFailed } from './filter-failed.js';
 import type { FilteredDocument } from './filtered-document.js';
 import { MetadataCollector } from './metadata-collector.js';
 import { collapseWhitespace, normalizeBodyText } from './normalize-whitespace.js';
+import { TextAccumulator } from './text-accumulator.js';
 import type { XmlConfigLike } from './xml-config-like.js';
 import { compileXPath, matchesPath, type XPathPattern } from './xpath-pattern.js';
+
+/**
+ * Deeper nesting is refused: no record needs it, and every open element costs memory in the
+ * parser and here (libxml2 refuses past 256 by default).
+ */
+export const MAX_XML_DEPTH = 1024;
 
 /** The metamap class whose value is the title (xml.cfg may map an xpath to it). */
 const TITLE_CLASS = 't';
@@ -23,19 +29,21 @@ export function startsWithXmlDeclaration(text: string): boolean {
  * The XML filter (saxes, no namespaces processing: names are matched as written).
  * - Values of every xml.cfg xpath go to metadata under the xpath string, in document order;
  *   an element's value is its whole text content, whitespace collapsed.
- * - `text` is all text content; element boundaries separate words.
- * - The `docurl` xpath gives `docUrl`; a mapping to class `t` gives the title; the root's
- *   `xml:lang` the language.
+ * - `text` is all text content; elements separate words, except inside mixed content.
+ * - The `docurl` xpath gives `docUrl` (its value is not kept as metadata unless a mapping
+ *   names the same xpath); a mapping to class `t` gives the title; the root's `xml:lang` the
+ *   language.
+ *
  * Refused with FILTER_FAILED: no XML declaration at the start, malformed XML (with line and
- * column), and any `<!ENTITY` declaration in the DOCTYPE. Entities are refused rather than
- * ignored because nothing in a pushed record needs them and each one is an attack surface:
- * expansion bombs ("billion laughs") and external entities reading local files or URLs (XXE).
- * saxes itself never expands declared entities nor fetches anything; refusing makes the
- * outcome explicit instead of an "undefined entity" error later in the document.
+ * column), elements nested deeper than {@link MAX_XML_DEPTH}, and any `<!ENTITY` declaration
+ * in the DOCTYPE. Entities are refused rather than ignored because nothing in a pushed record
+ * needs them and each one is an attack surface: expansion bombs ("billion laughs") and
+ * external entities reading local files or URLs (XXE). saxes itself never expands declared
+ * entities nor fetches anything (an external DTD is never read); refusing makes the outcome
+ * explicit instead of an "undefined entity" error further down the document.
  */
 export function xmlFilter(source: string, xmlConfig: XmlConfigLike | undefined): FilteredDocument {
-  const start = skipLeadingWhitespace(source);
-  if (!/^<\?xml[ \t\r\n]/.test(source.slice(start, start + 6))) {
+  if (!startsWithXmlDeclaration(source)) {
     throw filterFailed(
       'Xml',
       'an XML document must start with the XML declaration (<?xml version="1.0"?>); ' +
@@ -44,11 +52,15 @@ export function xmlFilter(source: string, xmlConfig: XmlConfigLike | undefined):
   }
   // Whitespace before the declaration is not well-formed XML, but the push service accepts it;
   // skip it and count its lines so that error positions still refer to the pushed document.
+  const start = skipLeadingWhitespace(source);
   let lineOffset = 0;
   for (let i = 0; i < start; i++) if (source.charCodeAt(i) === 10) lineOffset++;
   const xml = start === 0 ? source : source.slice(start);
 
-  const mappings = (xmlConfig?.mappings ?? []).map((m) => ({ className: m.className, pattern: compileXPath(m.xpath) }));
+  const mappings = (xmlConfig?.mappings ?? []).map((m) => ({
+    className: m.className,
+    pattern: compileXPath(m.xpath),
+  }));
   const docUrlPattern = xmlConfig?.docUrlXpath ? compileXPath(xmlConfig.docUrlXpath) : undefined;
   const elementPatterns: XPathPattern[] = [];
   const attributePatterns: XPathPattern[] = [];
@@ -60,16 +72,22 @@ export function xmlFilter(source: string, xmlConfig: XmlConfigLike | undefined):
   }
 
   const metadata = new MetadataCollector();
-  // Text pieces in document order; an element's value is a slice of them, so text is stored
-  // once however many open elements collect it.
-  const chunks: string[] = [];
-  let chunkChars = 0;
-  let boundary = false;
+  // All text in document order; an element's value is read back from it by offset, so text
+  // is stored once however many open elements collect it.
+  const text = new TextAccumulator();
+  // Words must not glue across elements (`<first>Ada</first><last>Lovelace</last>`), yet
+  // mixed content (`<p>para<b>graph</b>s</p>`) must not be split: an element starting in a
+  // parent that has text of its own is inline, any other start separates.
+  let separate = false;
   // Extracted values may repeat text (nested matches); this budget keeps the total linear in
   // the document size. Past it, further values are not collected.
   let budget = xml.length + 1_000_000;
   const stack: string[] = [];
-  const open: { patterns: XPathPattern[]; firstChunk: number; chars: number }[] = [];
+  /** Per open element: has it text of its own (mixed content)? */
+  const hasText: boolean[] = [];
+  // One entry per open element: the patterns it matched and where its text starts, or null
+  // (most elements match nothing; no allocation for them).
+  const open: ({ patterns: XPathPattern[]; start: number } | null)[] = [];
   let language: string | undefined;
 
   const addValue = (pattern: XPathPattern, raw: string): void => {
@@ -80,13 +98,12 @@ export function xmlFilter(source: string, xmlConfig: XmlConfigLike | undefined):
   };
   const addText = (t: string): void => {
     if (t === '') return;
-    if (boundary && chunks.length > 0) {
-      chunks.push(' ');
-      chunkChars++;
+    if (/\S/.test(t)) {
+      if (separate && text.length > 0) text.push(' ');
+      separate = false;
+      if (hasText.length > 0) hasText[hasText.length - 1] = true;
     }
-    boundary = false;
-    chunks.push(t);
-    chunkChars += t.length;
+    text.push(t);
   };
 
   const parser = new SaxesParser({ xmlns: false, position: true } as const);
@@ -114,45 +131,42 @@ export function xmlFilter(source: string, xmlConfig: XmlConfigLike | undefined):
     }
   });
   parser.on('opentag', (tag) => {
-    boundary = true;
+    if (hasText.length === 0 || !hasText[hasText.length - 1]) separate = true;
+    if (stack.length >= MAX_XML_DEPTH) {
+      const where = positionOf();
+      const problem = `elements nested deeper than ${MAX_XML_DEPTH} levels at line ${where.line}, column ${where.column}`;
+      throw filterFailed('Xml', problem, { details: where });
+    }
     stack.push(tag.name);
+    hasText.push(false);
     if (stack.length === 1) language = tag.attributes['xml:lang']?.trim() || undefined;
-    const matched = elementPatterns.filter((p) => matchesPath(p, stack));
-    open.push({ patterns: matched, firstChunk: chunks.length, chars: chunkChars });
+    let matched: XPathPattern[] | null = null;
+    for (const p of elementPatterns) if (matchesPath(p, stack)) (matched ??= []).push(p);
+    open.push(matched === null ? null : { patterns: matched, start: text.length });
     for (const p of attributePatterns) {
       const value = tag.attributes[p.attribute as string];
       if (value !== undefined && matchesPath(p, stack)) addValue(p, value);
     }
   });
   parser.on('closetag', () => {
-    boundary = true;
     stack.pop();
+    hasText.pop();
     const frame = open.pop();
-    if (frame === undefined || frame.patterns.length === 0) return;
-    const length = chunkChars - frame.chars;
-    if (length > budget) return;
-    const raw = chunks.slice(frame.firstChunk).join('');
+    if (frame === undefined || frame === null) return;
+    if (text.length - frame.start > budget) return;
+    const raw = text.slice(frame.start);
     for (const p of frame.patterns) addValue(p, raw);
   });
   parser.on('text', addText);
   parser.on('cdata', addText);
 
-  try {
-    parser.write(xml);
-    parser.close();
-  } catch (e) {
-    if (e instanceof SearchError) throw e;
-    // saxes reports through the error handler; anything else here is a saxes failure on odd
-    // input, still a problem of this document.
-    const { line, column } = positionOf();
-    throw filterFailed('Xml', `malformed XML at line ${line}, column ${column}: ${(e as Error).message}`, {
-      cause: e,
-      details: { line, column },
-    });
-  }
+  // saxes reports malformed XML through the error handler above (a FILTER_FAILED with the
+  // position); anything else thrown here is a bug, left to the chain's safety net.
+  parser.write(xml);
+  parser.close();
 
   const doc: FilteredDocument = {
-    text: normalizeBodyText(chunks.join('')),
+    text: normalizeBodyText(text.toString()),
     metadata: metadata.toRecord(),
     links: [],
   };

@@ -3,8 +3,9 @@ import { SearchError } from '../../errors.js';
 /**
  * The xpath subset of xml.cfg, compiled for matching while an XML document streams past:
  * `/a/b` (absolute), `//b` (anywhere), `/a//b`, `*` for any element, and a last step
- * `@attr` (an attribute of the matched element) or `text()` (the element's text, the same
- * as naming the element). Names are case-sensitive and compared as written, prefix
+ * `@attr` (an attribute of the matched element; also written `/a@attr`) or `text()` (the
+ * element's text, the same as naming the element). A superset of what the xml.cfg parser
+ * (`config/xml-config.ts`) accepts, with the same matching rules. Names are case-sensitive and compared as written, prefix
  * included (`dc:title`). Predicates (`[...]`) and other axes are not supported.
  */
 export interface XPathPattern {
@@ -32,11 +33,13 @@ export function compileXPath(xpath: string): XPathPattern {
   if (rest.endsWith('/text()')) rest = rest.slice(0, -'/text()'.length);
 
   let attribute: string | undefined;
-  const at = /\/@([^/@]+)$/.exec(rest);
-  if (at !== null) {
-    attribute = at[1];
+  const at = rest.lastIndexOf('@');
+  if (at >= 0) {
+    attribute = rest.slice(at + 1);
+    if (attribute.includes('/')) throw fail('an attribute can only be the last step');
     if (!NAME.test(attribute) || attribute === '*') throw fail(`"@${attribute}" is not an attribute name`);
-    rest = rest.slice(0, at.index);
+    // `/a/@id`, and `/a@id` as the original's documentation spells it.
+    rest = rest.slice(0, rest[at - 1] === '/' ? at - 1 : at);
     // `//@id`: the attribute on any element.
     if (rest === '/') return { source: xpath, absolute: false, groups: [], attribute };
   }
