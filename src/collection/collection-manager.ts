@@ -119,6 +119,10 @@ export class CollectionManager {
 
   private pushCollection(name: string, options: { start: boolean; allowMeta: boolean }): PushCollection | undefined {
     validateName('collection', name);
+    // Opened before: known to exist and to be a push collection (delete() forgets it). This
+    // spares every push request the disk reads below, which cost ~10% of a document PUT.
+    const opened = this.collections.get(name);
+    if (opened !== undefined) return opened;
     if (!this.exists(name)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist; create it in the admin API first`);
     if (this.typeOf(name) === 'meta') {
       if (options.allowMeta) return undefined;

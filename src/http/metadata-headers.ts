@@ -53,6 +53,8 @@ export function extractPushMetadata(rawHeaders: readonly string[]): Record<strin
 
 /** Length of the metadata prefix `header` starts with, or 0 when it is no metadata header. */
 function metadataPrefixLength(header: string): number {
+  // Every prefix starts with "x-": most headers of a request are ruled out without a copy.
+  if (header.length < 3 || (header.charCodeAt(0) | 0x20) !== 0x78 || header.charCodeAt(1) !== 0x2d) return 0;
   for (const prefix of PUSH_METADATA_HEADER_PREFIXES) {
     if (header.length >= prefix.length && header.slice(0, prefix.length).toLowerCase() === prefix) {
       return prefix.length;

@@ -1,0 +1,289 @@
+/**
+ * HTTP ingest through the real server: RFC corpus pages pushed one document per PUT over
+ * keep-alive connections (64 at once by default), then one commit. The same client, in the
+ * same run, also measures a bare node:http server that only reads each body and answers 200:
+ * the ceiling of this machine, client and Node's HTTP stack. Prints docs/s, the ratio to the
+ * ceiling and the latency of the final commit, for every run and as medians.
+ *
+ * Each server runs in a child process of its own (the client has this process to itself),
+ * forked from this file with `--serve-bare` or `--serve-ours`. Our server runs with its
+ * defaults: durable journaling (fsync before each 200, group commit), auto-commit every
+ * 10,000 changes, request logging off (as the bare server has none).
+ *
+ * Usage: node dist/bench/http-ingest.js [--limit 20000] [--runs 3] [--connections 64] [--folder <dir>] [--max-changes 10000]
+ * `--max-changes` is the collection's push.auto-commit.max-changes (0: no count auto-commit,
+ * so the final commit makes every pushed document searchable at once).
+ * The folder decides the disk the journal and index are on (default bench/results/tmp;
+ * a tmpfs would make fsync free and the numbers meaningless).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CollectionManager } from '../src/collection/collection-manager.js';
+import { silentPushLog } from '../src/collection/push-log.js';
+import { SearchHome } from '../src/collection/search-home.js';
+import { startServer } from '../src/http/server.js';
+import { formatMs, median } from './lib/measure.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  loadRfcCorpusIntoMemory,
+  repositoryRoot,
+  type RfcPage,
+} from './lib/rfc-corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    limit: { type: 'string', default: '20000' },
+    runs: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '64' },
+    folder: { type: 'string' },
+    'max-changes': { type: 'string', default: '10000' },
+    'serve-bare': { type: 'boolean', default: false },
+    'serve-ours': { type: 'string' },
+  },
+});
+
+const COLLECTION = 'bench';
+
+if (values['serve-bare']) {
+  serveBare();
+} else if (values['serve-ours'] !== undefined) {
+  await serveOurs(values['serve-ours']);
+} else {
+  await runBenchmark();
+}
+
+// ---------------------------------------------------------------------------------------
+// Child processes
+
+/** The ceiling: read the body, answer 200 with a small JSON body like ours. */
+function serveBare(): void {
+  const server = http.createServer((request, response) => {
+    request.on('data', () => {});
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      response.end('{"message":"ok","storedKeys":["x"]}');
+    });
+  });
+  server.keepAliveTimeout = 72_000;
+  answerCpuQueries();
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.send!({ port: typeof address === 'object' && address !== null ? address.port : 0 });
+  });
+}
+
+async function serveOurs(home: string): Promise<void> {
+  const server = await startServer({ home, port: 0, logger: false });
+  answerCpuQueries();
+  process.send!({ port: server.port });
+  process.on('SIGTERM', () => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
+
+/** The parent asks a server child for its CPU time (user + system, µs) around the timed part. */
+function answerCpuQueries(): void {
+  process.on('message', (message) => {
+    if (message === 'cpu') {
+      const usage = process.cpuUsage();
+      process.send!({ cpuMicros: usage.user + usage.system });
+    }
+  });
+}
+
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolveCpu) => {
+    const onMessage = (message: { cpuMicros?: number }) => {
+      if (message.cpuMicros === undefined) return;
+      child.off('message', onMessage);
+      resolveCpu(message.cpuMicros);
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
+}
+
+function forkServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolvePort, reject) => {
+    child.once('message', (message: { port: number }) => resolvePort({ child, port: message.port }));
+    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
+  });
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+// ---------------------------------------------------------------------------------------
+// Client
+
+interface PreparedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+function request(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolveAnswer, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolveAnswer({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sends every request over `connections` keep-alive connections; returns requests per second. */
+async function push(port: number, requests: PreparedRequest[], connections: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < requests.length) {
+        const item = requests[next++];
+        const answer = await request(agent, port, 'PUT', item.path, item.headers, item.body);
+        if (answer.status !== 200) {
+          if (++failures <= 3) console.error(`PUT ${item.path} answered ${answer.status}: ${answer.body}`);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  if (failures > 0) throw new Error(`${failures} PUTs failed`);
+  return requests.length / seconds;
+}
+
+function prepare(pages: RfcPage[]): PreparedRequest[] {
+  return pages.map((page) => {
+    const body = Buffer.from(page.text, 'utf8');
+    const headers: Record<string, string> = {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': String(body.length),
+    };
+    // Titles are ASCII in this corpus; a header must be.
+    if (/^[\x20-\x7e]*$/.test(page.title)) headers['X-Service-Push-Metadata-Title'] = page.title;
+    return {
+      path: `/push-api/v1/collections/${COLLECTION}/documents?key=${encodeURIComponent(page.key)}`,
+      headers,
+      body,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Benchmark
+
+interface RunResult {
+  bare: number;
+  ours: number;
+  commitMs: number;
+  /** Server CPU time (user + system) per request, µs: a measure that machine load does not distort as much as rates. */
+  bareCpu: number;
+  oursCpu: number;
+}
+
+async function runBenchmark(): Promise<void> {
+  if (!corpusAvailable()) {
+    console.log(corpusMissingMessage());
+    return;
+  }
+  const limit = Number(values.limit);
+  const runs = Number(values.runs);
+  const connections = Number(values.connections);
+  const folder = resolve(values.folder ?? join(repositoryRoot(), 'bench', 'results', 'tmp'));
+  mkdirSync(folder, { recursive: true });
+
+  const pages = await loadRfcCorpusIntoMemory(limit);
+  const requests = prepare(pages);
+  const bytes = requests.reduce((n, r) => n + r.body.length, 0);
+  console.log(
+    `http-ingest: ${requests.length} RFC pages (${(bytes / requests.length / 1024).toFixed(1)} KiB average), one per PUT, ` +
+      `${connections} keep-alive connections, ${runs} runs; data in ${folder}`,
+  );
+
+  const results: RunResult[] = [];
+  for (let run = 1; run <= runs; run++) {
+    const bare = await forkServer(['--serve-bare']);
+    const bareCpuBefore = await cpuOf(bare.child);
+    const bareRate = await push(bare.port, requests, connections);
+    const bareCpu = ((await cpuOf(bare.child)) - bareCpuBefore) / requests.length;
+    await stopServer(bare.child);
+
+    const home = mkdtempSync(join(folder, 'http-ingest-'));
+    try {
+      new CollectionManager(new SearchHome(home), silentPushLog()).create(COLLECTION, 'push');
+      appendFileSync(
+        join(home, 'conf', COLLECTION, 'collection.cfg'),
+        `push.auto-commit.max-changes=${Number(values['max-changes'])}\n`,
+      );
+      const ours = await forkServer(['--serve-ours', home]);
+      const oursCpuBefore = await cpuOf(ours.child);
+      const oursRate = await push(ours.port, requests, connections);
+      const oursCpu = ((await cpuOf(ours.child)) - oursCpuBefore) / requests.length;
+      const agent = new http.Agent({ keepAlive: true });
+      const commitStarted = performance.now();
+      const commit = await request(agent, ours.port, 'POST', `/push-api/v1/collections/${COLLECTION}/commit`);
+      const commitMs = performance.now() - commitStarted;
+      if (commit.status !== 200) throw new Error(`commit answered ${commit.status}: ${commit.body}`);
+      const state = JSON.parse(
+        (await request(agent, ours.port, 'GET', `/push-api/v1/collections/${COLLECTION}/state`)).body,
+      ) as {
+        documents: number;
+        stats: { JournalAppends: number; JournalFsyncs: number };
+      };
+      agent.destroy();
+      await stopServer(ours.child);
+      const changes = (JSON.parse(commit.body) as { changes: number }).changes;
+      results.push({ bare: bareRate, ours: oursRate, commitMs, bareCpu, oursCpu });
+      console.log(
+        `run ${run}: bare ${bareRate.toFixed(0)} req/s (${bareCpu.toFixed(0)} µs CPU/req) | ours ${oursRate.toFixed(0)} docs/s (${oursCpu.toFixed(0)} µs CPU/doc) = ${((100 * oursRate) / bareRate).toFixed(1)}% | ` +
+          `final commit of ${changes} staged: ${formatMs(commitMs)} | documents ${state.documents} | ` +
+          `fsyncs ${state.stats.JournalFsyncs} for ${state.stats.JournalAppends} appends`,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  const bare = median(results.map((r) => r.bare));
+  const ours = median(results.map((r) => r.ours));
+  const ratio = median(results.map((r) => (100 * r.ours) / r.bare));
+  console.log(
+    `median of ${runs}: bare ${bare.toFixed(0)} req/s, ours ${ours.toFixed(0)} docs/s, ratio ${ratio.toFixed(1)}% (target ≥ 35%), ` +
+      `final commit ${formatMs(median(results.map((r) => r.commitMs)))}; server CPU per request: bare ${median(results.map((r) => r.bareCpu)).toFixed(0)} µs, ours ${median(results.map((r) => r.oursCpu)).toFixed(0)} µs`,
+  );
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')} on ${availableParallelism()} cores`,
+  );
+}

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { CollectionManager } from '../collection/collection-manager.js';
+import { parseCfg } from '../collection/config/cfg-file.js';
+import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
+import { createPushLog, type PushLog } from '../collection/push-log.js';
+import { SearchHome } from '../collection/search-home.js';
+import { ByteBudget } from './byte-budget.js';
+import { errorReply } from './error-reply.js';
+import { pushApi, type PushAuthenticator } from './push-api.js';
+
+/** Options of {@link buildApp}. */
+export interface BuildAppOptions {
+  /** `$SEARCH_HOME`; its layout is created when missing. */
+  home: string;
+  /** Fastify's request log (pino): false (default) for none, true or pino options for stdout. */
+  logger?: boolean | Record<string, unknown>;
+  /** Authentication of push API requests (the auth issue plugs in here); none by default. */
+  authenticate?: PushAuthenticator;
+  /**
+   * Bytes of document bodies held in memory at once, over all requests (default 256 MiB,
+   * never less than `push.max-request-bytes`). Requests beyond it wait in line.
+   */
+  bodyBudgetBytes?: number;
+}
+
+/** What {@link buildApp} returns: the app (not listening) and the collections behind it. */
+export interface BuiltApp {
+  app: FastifyInstance;
+  manager: CollectionManager;
+  /** The installation-wide configuration read from conf/global.cfg at build time. */
+  globalConfig: GlobalConfig;
+  /** The document body budget (its gauges are useful in tests and stats). */
+  bodyBudget: ByteBudget;
+}
+
+/** Default of {@link BuildAppOptions.bodyBudgetBytes}. */
+export const DEFAULT_BODY_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/** Version prefixes the push API answers under (the same routes under each). */
+export const PUSH_API_PREFIXES: readonly string[] = Object.freeze(['/push-api/v1', '/push-api/v2']);
+
+/** Bodies of routes that take no documents: small, read and ignored. */
+const SMALL_BODY_LIMIT = 1024 * 1024;
+/**
+ * Node's default (16 KiB) is too small for a 2000-character key of non-ASCII characters
+ * (up to 9 bytes each once percent-encoded) plus metadata headers.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * Builds the HTTP application without listening (`app.listen()` is the caller's; tests use
+ * `app.inject()`): creates the `$SEARCH_HOME` layout, opens `web/log/push.log`, reads
+ * `conf/global.cfg` (a bad value stops here with `CONFIG_INVALID`), and registers the push
+ * API under every prefix of {@link PUSH_API_PREFIXES}.
+ *
+ * Every error answers `{"status", "error", "message"}` (see `error-reply.ts`); failures that
+ * are ours (5xx) are written to push.log with the request id, never to the client. Request
+ * ids come from a valid `X-Request-Id` request header, else are generated, and are echoed
+ * in the `X-Request-Id` response header and in every log line. Closing the app (after the
+ * in-flight requests) stops every collection.
+ */
+export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
+  const home = new SearchHome(options.home);
+  home.ensureLayout();
+  const globalConfig = readGlobalConfig(home);
+  const pushLog = createPushLog(home.pushLogFile);
+  const manager = new CollectionManager(home, pushLog);
+  const bodyBudget = new ByteBudget(
+    Math.max(options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES, globalConfig.maxRequestBytes),
+  );
+
+  const app = Fastify({
+    logger: (options.logger ?? false) as FastifyServerOptions['logger'],
+    genReqId: requestIdGenerator(),
+    bodyLimit: SMALL_BODY_LIMIT,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    routerOptions: { maxParamLength: 256 },
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const answer = errorReply(error, request.id, globalConfig.maxRequestBytes);
+    if (answer.internal) {
+      const collection = (request.params as { collection?: unknown } | undefined)?.collection;
+      logInternal(
+        pushLog,
+        { requestId: request.id, method: request.method, url: request.url, collection },
+        error,
+      );
+      request.log.error({ err: error }, 'request failed');
+    } else {
+      request.log.info({ code: answer.body.error }, answer.body.message);
+    }
+    // A request refused before its body was read: the rest of it may still be coming.
+    if (answer.status === 413) reply.header('connection', 'close');
+    void reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({
+      status: 404,
+      error: 'NOT_FOUND',
+      message: `no route ${request.method} ${request.url.split('?')[0]}; the push API is under ${PUSH_API_PREFIXES.join(' and ')}`,
+    });
+  });
+
+  for (const prefix of PUSH_API_PREFIXES) {
+    await app.register(pushApi, {
+      prefix,
+      manager,
+      maxRequestBytes: globalConfig.maxRequestBytes,
+      bodyBudget,
+      ...(options.authenticate !== undefined ? { authenticate: options.authenticate } : {}),
+    });
+  }
+
+  // onClose runs after the server stopped listening and in-flight requests finished.
+  app.addHook('onClose', async () => {
+    await manager.closeAll();
+  });
+
+  return { app, manager, globalConfig, bodyBudget };
+}
+
+function readGlobalConfig(home: SearchHome): GlobalConfig {
+  const file = home.globalConfigFile;
+  const entries = existsSync(file) ? parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg') : undefined;
+  return resolveGlobalConfig(entries, { globalFile: 'conf/global.cfg' });
+}
+
+function requestIdGenerator(): (request: IncomingMessage) => string {
+  const prefix = randomBytes(3).toString('hex');
+  let counter = 0;
+  return (request) => {
+    const given = request.headers['x-request-id'];
+    if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
+    return `${prefix}-${(++counter).toString(36)}`;
+  };
+}
+
+function logInternal(
+  log: PushLog,
+  request: { requestId: string; method: string; url: string; collection: unknown },
+  error: unknown,
+): void {
+  const e = error as { message?: unknown; stack?: unknown; code?: unknown; details?: unknown };
+  log.error(
+    {
+      ...(typeof request.collection === 'string' ? { collection: request.collection } : {}),
+      requestId: request.requestId,
+      method: request.method,
+      url: request.url,
+      err: { message: String(e?.message ?? error), code: e?.code, stack: e?.stack, details: e?.details },
+    },
+    'request failed',
+  );
+}

@@ -1,0 +1,163 @@
+import { SearchError } from '../errors.js';
+import { parseContentType } from '../collection/filters/content-type.js';
+import { multipartBoundary, parseMultipart, type MultipartPart } from './multipart.js';
+
+/** What the content-and-metadata endpoint pushes: the content part and the metadata part. */
+export interface ContentAndMetadata {
+  content: Buffer;
+  /** The content part's own Content-Type (RFC 2046/7578 default `text/plain` when it has none). */
+  contentType: string;
+  /** Metadata name (case and Unicode as sent) → values; empty when there is no metadata part. */
+  metadata: Record<string, string[]>;
+}
+
+const DEFAULT_PART_TYPE = 'text/plain';
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Reads the body of `POST|PUT …/documents/content-and-metadata`: `multipart/form-data` or
+ * `multipart/mixed` with a `content` part and an optional `metadata` part.
+ *
+ * Which part is which:
+ * 1. A part whose Content-Disposition has a `name` is identified by it: `content` or
+ *    `metadata` (in any case). Any other name, or a name used twice, is
+ *    `MULTIPART_INVALID`: a misspelt part must not silently drop metadata.
+ * 2. Parts without a name (usual in `multipart/mixed`) take the roles that no named part
+ *    took, in order: with both roles free and two unnamed parts, the second is the metadata
+ *    when it is `application/json`, else the first when it is (the JSON one is the
+ *    metadata), else `MULTIPART_INVALID`; a single unnamed part is the content when the
+ *    content is still free, else the metadata.
+ * 3. A message without content, or with more parts than roles, is `MULTIPART_INVALID`.
+ *
+ * The content part may use `Content-Transfer-Encoding: base64` (decoded) or an identity
+ * encoding (`7bit`, `8bit`, `binary`); other encodings are refused.
+ *
+ * The metadata part is a UTF-8 JSON object (a BOM is allowed): each name maps to a string or
+ * an array of strings. Names keep their case and may hold any Unicode; values may hold line
+ * breaks. Invalid UTF-8, invalid JSON or another shape is `METADATA_INVALID`.
+ */
+export function readContentAndMetadata(
+  body: Buffer,
+  contentTypeHeader: string | undefined,
+): ContentAndMetadata {
+  const { boundary } = multipartBoundary(contentTypeHeader);
+  const parts = parseMultipart(body, boundary);
+
+  let content: MultipartPart | undefined;
+  let metadata: MultipartPart | undefined;
+  const unnamed: MultipartPart[] = [];
+  for (const part of parts) {
+    const name = partName(part)?.toLowerCase();
+    if (name === undefined) {
+      unnamed.push(part);
+    } else if (name === 'content' || name === 'metadata') {
+      if ((name === 'content' ? content : metadata) !== undefined)
+        throw invalid(`the part "${name}" appears twice`);
+      if (name === 'content') content = part;
+      else metadata = part;
+    } else {
+      throw invalid(
+        `unexpected part "${name}": send a part named "content" and optionally one named "metadata"`,
+      );
+    }
+  }
+
+  if (unnamed.length > (content === undefined ? 1 : 0) + (metadata === undefined ? 1 : 0)) {
+    throw invalid(`${parts.length} parts, but only "content" and "metadata" are expected`);
+  }
+  if (unnamed.length === 2) {
+    if (isJsonPart(unnamed[1])) [content, metadata] = unnamed;
+    else if (isJsonPart(unnamed[0])) [metadata, content] = unnamed;
+    else
+      throw invalid(
+        'two parts without names and neither is application/json: name them content and metadata',
+      );
+  } else if (unnamed.length === 1) {
+    if (content === undefined) content = unnamed[0];
+    else metadata = unnamed[0];
+  }
+  if (content === undefined)
+    throw invalid('there is no content part: send the document in a part named "content"');
+
+  return {
+    content: decodeTransfer(content),
+    contentType: content.headers.get('content-type') || DEFAULT_PART_TYPE,
+    metadata:
+      metadata === undefined
+        ? Object.create(null)
+        : parseMetadataJson(decodeTransfer(metadata), metadata.headers.get('content-type')),
+  };
+}
+
+/**
+ * Parses the metadata part: a JSON object of name → string | string[]. The result has no
+ * prototype, so names like `__proto__` are ordinary names. Names with an empty array are
+ * dropped (they carry no value).
+ */
+export function parseMetadataJson(bytes: Uint8Array, contentType?: string): Record<string, string[]> {
+  const charset = parseContentType(contentType).params.get('charset')?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
+    throw metadataInvalid(`its charset is ${charset}; send it as UTF-8 JSON`);
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw metadataInvalid('it is not valid UTF-8; send the JSON encoded as UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw metadataInvalid(`it is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw metadataInvalid(
+      'it must be a JSON object of name → string or array of strings, e.g. {"author": ["Ann", "Bo"]}',
+    );
+  }
+  const metadata = Object.create(null) as Record<string, string[]>;
+  for (const [name, values] of Object.entries(value)) {
+    if (name === '') throw metadataInvalid('a metadata name is empty');
+    if (typeof values === 'string') {
+      metadata[name] = [values];
+    } else if (Array.isArray(values) && values.every((v) => typeof v === 'string')) {
+      if (values.length > 0) metadata[name] = [...values];
+    } else {
+      throw metadataInvalid(`the value of ${JSON.stringify(name)} must be a string or an array of strings`);
+    }
+  }
+  return metadata;
+}
+
+function partName(part: MultipartPart): string | undefined {
+  const disposition = part.headers.get('content-disposition');
+  if (disposition === undefined) return undefined;
+  // parseContentType reads the `; name=value` parameters of any header of this shape.
+  return parseContentType(disposition).params.get('name');
+}
+
+function isJsonPart(part: MultipartPart): boolean {
+  const { mediaType } = parseContentType(part.headers.get('content-type'));
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+function decodeTransfer(part: MultipartPart): Buffer {
+  const encoding = (part.headers.get('content-transfer-encoding') ?? 'binary').toLowerCase();
+  if (encoding === 'binary' || encoding === '8bit' || encoding === '7bit') return part.body;
+  if (encoding === 'base64') {
+    const text = part.body.toString('latin1').replace(/[\r\n\t ]/g, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1)
+      throw invalid('a base64 part holds characters that are not base64');
+    return Buffer.from(text, 'base64');
+  }
+  throw invalid(`Content-Transfer-Encoding ${encoding} is not supported: send the part as binary or base64`);
+}
+
+function invalid(problem: string): SearchError {
+  return new SearchError('MULTIPART_INVALID', `the multipart body is malformed: ${problem}`);
+}
+
+function metadataInvalid(problem: string): SearchError {
+  return new SearchError('METADATA_INVALID', `the metadata part is invalid: ${problem}`);
+}

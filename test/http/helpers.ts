@@ -1,0 +1,194 @@
+/** Shared set-up of the HTTP suites: a temporary SEARCH_HOME with an app over it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp, type BuildAppOptions, type BuiltApp } from '../../src/http/build-app.js';
+
+export const VERSIONS = ['v1', 'v2'] as const;
+
+/** A temporary installation folder; `cleanup` removes it. */
+export function tempHome(): { home: string; cleanup: () => void } {
+  const home = mkdtempSync(join(tmpdir(), 'pushsearch-http-'));
+  return { home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/** Writes `conf/global.cfg` lines before the app is built. */
+export function writeGlobalCfg(home: string, lines: string[]): void {
+  mkdirSync(join(home, 'conf'), { recursive: true });
+  writeFileSync(join(home, 'conf', 'global.cfg'), lines.join('\n') + '\n');
+}
+
+/** Adds lines to a collection's collection.cfg (read when the collection starts). */
+export function addCollectionCfg(home: string, collection: string, lines: string[]): void {
+  appendFileSync(join(home, 'conf', collection, 'collection.cfg'), lines.join('\n') + '\n');
+}
+
+export interface TestApp extends BuiltApp {
+  home: string;
+  /** Closes the app (stopping collections) and removes the folder. */
+  close(): Promise<void>;
+}
+
+/** A built app over a fresh home, with the given push collections created. */
+export async function testApp(
+  collections: string[] = ['docs'],
+  options: Partial<BuildAppOptions> & { global?: string[]; collectionCfg?: string[]; home?: string } = {},
+): Promise<TestApp> {
+  const temp = options.home === undefined ? tempHome() : { home: options.home, cleanup: () => {} };
+  if (options.global !== undefined) writeGlobalCfg(temp.home, options.global);
+  const built = await buildApp({ home: temp.home, ...options });
+  for (const name of collections) {
+    if (!built.manager.exists(name)) built.manager.create(name, 'push');
+    if (options.collectionCfg !== undefined) addCollectionCfg(temp.home, name, options.collectionCfg);
+  }
+  return {
+    ...built,
+    home: temp.home,
+    close: async () => {
+      await built.app.close();
+      temp.cleanup();
+    },
+  };
+}
+
+/** `/push-api/{version}/collections/{collection}{rest}`. */
+export function route(version: string, collection: string, rest: string): string {
+  return `/push-api/${version}/collections/${collection}${rest}`;
+}
+
+/** `?key=…` with the key URL-encoded, plus extra parameters. */
+export function keyQuery(key: string, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams({ key, ...extra });
+  return `?${params.toString()}`;
+}
+
+/** PUT a document through the single-part endpoint. */
+export function putDocument(
+  app: FastifyInstance,
+  version: string,
+  collection: string,
+  key: string,
+  body: string | Buffer,
+  headers: Record<string, string> = { 'content-type': 'text/plain' },
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'PUT',
+    url: route(version, collection, `/documents${keyQuery(key)}`),
+    headers,
+    payload: body,
+  });
+}
+
+export function getDocument(
+  app: FastifyInstance,
+  version: string,
+  collection: string,
+  key: string,
+): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'GET', url: route(version, collection, `/documents${keyQuery(key)}`) });
+}
+
+export function commit(
+  app: FastifyInstance,
+  version: string,
+  collection: string,
+  wait = true,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: route(version, collection, `/commit${wait ? '' : '?wait=false'}`),
+  });
+}
+
+export function state(
+  app: FastifyInstance,
+  version: string,
+  collection: string,
+): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'GET', url: route(version, collection, '/state') });
+}
+
+/** A part of a hand-built multipart body. */
+export interface Part {
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+/** Builds a multipart body byte by byte (so tests control exactly what is sent). */
+export function multipartBody(boundary: string, parts: Part[]): Buffer {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const head = Object.entries(part.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    chunks.push(
+      Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8'),
+      Buffer.from(part.body),
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes (then throws with `what`). */
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The content of a GET response, decoded from base64. */
+export function contentOf(response: LightMyRequestResponse): string {
+  return Buffer.from(
+    response.json<{ pushContent: { content: string } }>().pushContent.content,
+    'base64',
+  ).toString('utf8');
+}
+
+/** The compiled CLI entry point. */
+export const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.js');
+
+/** Starts the CLI server (`node dist/src/cli/main.js serve`) on a free port; resolves once it listens. */
+export function spawnServer(
+  home: string,
+  options: { viaEnvironment?: boolean } = {},
+): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
+  const viaEnvironment = options.viaEnvironment === true;
+  const args = viaEnvironment ? [MAIN, 'serve'] : [MAIN, 'serve', '--home', home, '--port', '0'];
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      ...(viaEnvironment ? { SEARCH_HOME: home, PORT: '0', HOST: '127.0.0.1' } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    let listening = false;
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    // Keep reading the request log so that the child never blocks on a full pipe.
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (listening) return;
+      output += chunk.toString();
+      const match = /pushsearch listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (match !== null) {
+        listening = true;
+        resolve({ child, port: Number(match[1]), exited });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening: ${errors}`)));
+  });
+}

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  VERSIONS,
+  commit,
+  contentOf,
+  getDocument,
+  keyQuery,
+  putDocument,
+  route,
+  state,
+  tempHome,
+  testApp,
+  waitFor,
+} from './helpers.js';
+
+for (const v of VERSIONS) {
+  describe(`push API ${v}: upgrade preparation`, () => {
+    it('status is 503 before prepare; after it writes answer 503 with Retry-After, reads still work, staged changes are committed', async () => {
+      const t = await testApp(['c']);
+      try {
+        const status = (): Promise<{ statusCode: number; json: () => { state?: string; error?: string } }> =>
+          t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare/status` });
+        const before = await status();
+        assert.equal(before.statusCode, 503);
+        assert.equal(before.json().error, 'UPGRADE_NOT_STARTED');
+
+        await putDocument(t.app, v, 'c', 'local:committed', 'committed');
+        await commit(t.app, v, 'c');
+        await putDocument(t.app, v, 'c', 'local:staged', 'staged before prepare');
+
+        const prepare = await t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` });
+        assert.equal(prepare.statusCode, 200, prepare.body);
+        assert.ok(['IN_PROGRESS', 'PREPARED'].includes(prepare.json().state));
+        await waitFor('PREPARED', async () => (await status()).json().state === 'PREPARED');
+        // Preparation committed what was staged.
+        assert.equal((await getDocument(t.app, v, 'c', 'local:staged')).json().committed, true);
+
+        const writes = [
+          await putDocument(t.app, v, 'c', 'local:refused', 'x'),
+          await t.app.inject({
+            method: 'DELETE',
+            url: route(v, 'c', `/documents${keyQuery('local:committed')}`),
+          }),
+          await t.app.inject({
+            method: 'PUT',
+            url: route(v, 'c', `/redirects${keyQuery('local:a', { target: 'local:b' })}`),
+          }),
+          await commit(t.app, v, 'c'),
+          await t.app.inject({ method: 'POST', url: route(v, 'c', '/vacuum?vacuum-type=MERGE') }),
+        ];
+        for (const response of writes) {
+          assert.equal(response.statusCode, 503, response.body);
+          assert.equal(response.json().error, 'UPGRADE_PREPARING');
+          assert.equal(response.headers['retry-after'], '60');
+        }
+        assert.equal((await getDocument(t.app, v, 'c', 'local:refused')).statusCode, 404);
+        assert.equal(contentOf(await getDocument(t.app, v, 'c', 'local:committed')), 'committed');
+        assert.equal((await state(t.app, v, 'c')).statusCode, 200);
+        // Prepare again is harmless.
+        assert.equal(
+          (await t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` })).json().state,
+          'PREPARED',
+        );
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('a restart undoes the preparation (it lives in memory only)', async () => {
+      const { home, cleanup } = tempHome();
+      try {
+        const first = await testApp(['c'], { home });
+        await first.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` });
+        assert.equal((await putDocument(first.app, v, 'c', 'local:x', 'x')).statusCode, 503);
+        await first.close();
+        const second = await testApp([], { home });
+        assert.equal(
+          (await second.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare/status` }))
+            .statusCode,
+          503,
+        );
+        assert.equal((await putDocument(second.app, v, 'c', 'local:x', 'x')).statusCode, 200);
+        await second.close();
+      } finally {
+        cleanup();
+      }
+    });
+  });
+}
