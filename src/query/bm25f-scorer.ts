@@ -1,0 +1,179 @@
+import { NO_MORE_DOCS, type PostingsIterator } from '../index/generation-view.js';
+import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
+import { Scorer } from './scorer.js';
+import type { FieldModel, Saturation } from './similarity.js';
+
+/** The frequencies of one pseudo-term in one field of one generation. */
+export interface FieldFrequencies {
+  /** Term postings, phrase matches or a prefix union: anything with freq() and block-max data. */
+  postings: PostingsIterator;
+  model: FieldModel;
+  /** The field's per-document lengths. */
+  lengths: Uint32Array;
+}
+
+/** Widening of the frequency-ratio bound (see Bm25fScorer). */
+const RATIO_BOUND_SLACK = 1 + 2 ** -40;
+
+/**
+ * Scores one BM25F pseudo-term (a term, a phrase or a prefix) over one or more fields: the
+ * union of its per-field frequency lists, whose weighted normalised frequencies are summed
+ * before saturation (see `similarity.ts`).
+ *
+ * Why the bounds are safe. Per field, `w * tf / (a + c * len)` (a = 1 - b >= 0, c = b / avgLen
+ * >= 0) grows with tf and shrinks with len, so the largest tf and the smallest length of a
+ * block (or of the whole list) bound it from above, even when no single document has both.
+ * A document's S is a sum over the fields it has; the bound sums every field's bound, and
+ * all terms are >= 0, so it is never smaller. Saturation `S -> scale * S / (k1 + S)` is
+ * increasing (derivative scale * k1 / (k1 + S)^2 >= 0), so saturating the bound of S bounds
+ * the score. (We must bound the sum then saturate: saturating per field and adding would
+ * also be an upper bound, since saturation is concave with sat(0) = 0 and so
+ * sat(a + b) <= sat(a) + sat(b), but a looser one.) Every step is a monotone rounded
+ * operation done in the same order as for real scores, so this also holds in floating point.
+ *
+ * A second per-field bound caps frequency and shortness together: every document has
+ * tf <= R * len, R being the block's largest tf / len ({@link FreqRatioImpacts}; 1 when the
+ * postings do not say, since a term occurs at most once per token). So len >= max(L, tf / R)
+ * with L the smallest length, and w * tf / (a + c * max(L, tf / R)) is non-decreasing in tf
+ * (on each piece: tf / const, and tf / (a + c * tf / R) with derivative a / (...)^2 >= 0),
+ * hence at most its value at the largest tf F. Numerator and denominator both grow with tf
+ * there, so rounding could break the order by a few ulps: that bound is widened by 2^-40.
+ * The smaller of the two bounds is used.
+ */
+export class Bm25fScorer extends Scorer {
+  private readonly n: number;
+  private readonly its: PostingsIterator[];
+  private readonly ratioIts: ((PostingsIterator & FreqRatioImpacts) | null)[];
+  private readonly lengths: Uint32Array[];
+  private readonly weight: Float64Array;
+  private readonly a: Float64Array;
+  private readonly bOverAvg: Float64Array;
+  /** Current docId of each field's list (saves calls in the hot loop). */
+  private readonly docs: Int32Array;
+  private readonly globalBound: Float64Array;
+  private readonly blockBound: Float64Array;
+  private readonly blockEnd: Int32Array;
+  private readonly sat: Saturation;
+  private readonly costValue: number;
+  private readonly maxScoreValue: number;
+  private doc = -1;
+
+  constructor(fields: readonly FieldFrequencies[], sat: Saturation) {
+    super();
+    const n = fields.length;
+    this.n = n;
+    this.its = fields.map((f) => f.postings);
+    this.ratioIts = this.its.map(freqRatioImpacts);
+    this.lengths = fields.map((f) => f.lengths);
+    this.weight = Float64Array.from(fields, (f) => f.model.weight);
+    this.a = Float64Array.from(fields, (f) => f.model.a);
+    this.bOverAvg = Float64Array.from(fields, (f) => f.model.bOverAvg);
+    this.docs = new Int32Array(n).fill(-1);
+    this.globalBound = new Float64Array(n);
+    this.blockBound = new Float64Array(n);
+    // -1: no shallow window yet, getMaxScore falls back to the global bounds.
+    this.blockEnd = new Int32Array(n).fill(-1);
+    this.sat = sat;
+    let cost = 0;
+    let s = 0;
+    for (let i = 0; i < n; i++) {
+      const it = this.its[i];
+      cost += it.docFreq;
+      this.globalBound[i] = this.fieldBound(i, it.maxFreq, it.minLength, this.ratioIts[i]?.maxFreqRatio ?? 1);
+      s += this.globalBound[i];
+    }
+    this.costValue = cost;
+    this.maxScoreValue = sat.score(s);
+  }
+
+  docId(): number {
+    return this.doc;
+  }
+
+  nextDoc(): number {
+    const cur = this.doc;
+    const docs = this.docs;
+    let min = NO_MORE_DOCS;
+    for (let i = 0; i < this.n; i++) {
+      let d = docs[i];
+      if (d === cur) docs[i] = d = this.its[i].nextDoc();
+      if (d < min) min = d;
+    }
+    return (this.doc = min);
+  }
+
+  advance(target: number): number {
+    const docs = this.docs;
+    let min = NO_MORE_DOCS;
+    for (let i = 0; i < this.n; i++) {
+      let d = docs[i];
+      if (d < target) docs[i] = d = this.its[i].advance(target);
+      if (d < min) min = d;
+    }
+    return (this.doc = min);
+  }
+
+  score(): number {
+    const doc = this.doc;
+    const docs = this.docs;
+    let s = 0;
+    for (let i = 0; i < this.n; i++) {
+      if (docs[i] === doc) {
+        s += (this.weight[i] * this.its[i].freq()) / (this.a[i] + this.bOverAvg[i] * this.lengths[i][doc]);
+      }
+    }
+    return this.sat.score(s);
+  }
+
+  cost(): number {
+    return this.costValue;
+  }
+
+  maxScore(): number {
+    return this.maxScoreValue;
+  }
+
+  override advanceShallow(target: number): number {
+    let end = NO_MORE_DOCS;
+    for (let i = 0; i < this.n; i++) {
+      const it = this.its[i];
+      const e = it.advanceShallow(target);
+      this.blockEnd[i] = e;
+      // NO_MORE_DOCS: no block at or after target, so nothing to bound (0).
+      this.blockBound[i] =
+        e === NO_MORE_DOCS
+          ? 0
+          : this.fieldBound(
+              i,
+              it.blockMaxFreq(),
+              it.blockMinLength(),
+              this.ratioIts[i]?.blockMaxFreqRatio() ?? 1,
+            );
+      if (e < end) end = e;
+    }
+    return end;
+  }
+
+  /** Bound of field i's weighted normalised frequency (see the class comment). */
+  private fieldBound(i: number, maxFreq: number, minLength: number, maxRatio: number): number {
+    const w = this.weight[i];
+    const a = this.a[i];
+    const c = this.bOverAvg[i];
+    // Same operations, same order as score(): exact in floating point.
+    const plain = (w * maxFreq) / (a + c * minLength);
+    // tf <= len holds anyway (the contract's lengths count tokens): never use a ratio above 1.
+    const lengthFloor = maxFreq / (maxRatio < 1 ? maxRatio : 1);
+    if (!(lengthFloor > minLength)) return plain;
+    const dense = ((w * maxFreq) / (a + c * lengthFloor)) * RATIO_BOUND_SLACK;
+    return dense < plain ? dense : plain;
+  }
+
+  override getMaxScore(upTo: number): number {
+    let s = 0;
+    for (let i = 0; i < this.n; i++) {
+      // A block covers [target, blockEnd]; past it only the whole-list bound is known.
+      s += upTo <= this.blockEnd[i] ? this.blockBound[i] : this.globalBound[i];
+    }
+    return this.sat.score(s);
+  }
+}

@@ -1,0 +1,56 @@
+import { Scorer } from './scorer.js';
+
+/**
+ * Required clauses with optional ones (`must`/`filter` with `should`, minShouldMatch 0): the
+ * documents of `required`; the optional scorer is advanced lazily to each of them and adds
+ * its score where it matches.
+ */
+export class ReqOptScorer extends Scorer {
+  private readonly req: Scorer;
+  private readonly opt: Scorer;
+  private readonly maxScoreValue: number;
+
+  constructor(required: Scorer, optional: Scorer) {
+    super();
+    this.req = required;
+    this.opt = optional;
+    this.maxScoreValue = required.maxScore() + optional.maxScore();
+  }
+
+  docId(): number {
+    return this.req.docId();
+  }
+
+  nextDoc(): number {
+    return this.req.nextDoc();
+  }
+
+  advance(target: number): number {
+    return this.req.advance(target);
+  }
+
+  score(): number {
+    const doc = this.req.docId();
+    let s = this.req.score();
+    let o = this.opt.docId();
+    if (o < doc) o = this.opt.advance(doc);
+    if (o === doc) s += this.opt.score();
+    return s;
+  }
+
+  cost(): number {
+    return this.req.cost();
+  }
+
+  maxScore(): number {
+    return this.maxScoreValue;
+  }
+
+  override advanceShallow(target: number): number {
+    return Math.min(this.req.advanceShallow(target), this.opt.advanceShallow(target));
+  }
+
+  override getMaxScore(upTo: number): number {
+    return this.req.getMaxScore(upTo) + this.opt.getMaxScore(upTo);
+  }
+}

@@ -1,0 +1,68 @@
+import { NO_MORE_DOCS } from '../index/generation-view.js';
+
+/**
+ * A scorer iterates the matching documents of one query node in one generation, in docId
+ * order (Lucene's Scorer: docId/nextDoc/advance/score), and offers upper bounds of its scores
+ * for dynamic pruning:
+ *
+ * - {@link Scorer.maxScore}: over all its documents.
+ * - {@link Scorer.advanceShallow} + {@link Scorer.getMaxScore}: over a window of docIds, from
+ *   the block-max data of the postings (Lucene's impacts). `advanceShallow(target)` prepares
+ *   block data for the window that starts at `target` and returns its last docId `end`
+ *   (inclusive); `getMaxScore(upTo)` then bounds the scores of every document in
+ *   [target, upTo]. It is tight for `upTo <= end`; for a larger `upTo` it may fall back to a
+ *   looser bound (the global one), which is still safe. Targets passed to `advanceShallow`
+ *   must not decrease; they may be below `docId()`.
+ *
+ * Every score and bound is >= 0 (idf is clamped, boosts and coordBoost are validated), which the
+ * pruning logic relies on.
+ */
+export abstract class Scorer {
+  /** Current document: -1 before the first move, {@link NO_MORE_DOCS} at the end. */
+  abstract docId(): number;
+  abstract nextDoc(): number;
+  /** First matching document >= target; `target` must be > docId(). */
+  abstract advance(target: number): number;
+  /** Score of the current document; only valid while positioned on a document. */
+  abstract score(): number;
+  /** Estimate (upper bound) of the number of matches: the cheapest clause leads conjunctions. */
+  abstract cost(): number;
+  /** Upper bound of every score this scorer can return. */
+  abstract maxScore(): number;
+
+  /** Default: one window to the end, bounded by {@link maxScore}. */
+  advanceShallow(_target: number): number {
+    return NO_MORE_DOCS;
+  }
+
+  getMaxScore(_upTo: number): number {
+    return this.maxScore();
+  }
+}
+
+/**
+ * Lets a test count work without timing it: how many documents the executor scored and how
+ * many windows of docIds block-max pruning skipped.
+ */
+export interface ExecutionCounters {
+  /** Candidate documents whose score was (at least partly) computed. */
+  docsScored: number;
+  /** Windows skipped without looking at their documents because their bound could not compete. */
+  windowsSkipped: number;
+}
+
+/**
+ * True when a document whose score is at most `bound` cannot enter the top k: ties do not
+ * compete (see `TopKCollector`), so a window whose bound equals the k-th score is skipped,
+ * which matters because equal scores are common (same tf, same length).
+ *
+ * No rounding slack is needed because every bound is computed with the same operations, in
+ * the same order, as the scores it bounds, only with larger (or extra non-negative) operands:
+ * rounded addition, multiplication by a non-negative number and the saturation form of
+ * `Saturation` are monotone, so the rounded bound is >= the rounded score. Scorers keep that
+ * discipline (a disjunction sums its clauses in clause order, never in heap order); where
+ * they cannot (MaxScore's partial sums), they widen their bounds themselves.
+ */
+export function cannotCompete(bound: number, minCompetitiveScore: number): boolean {
+  return bound <= minCompetitiveScore;
+}

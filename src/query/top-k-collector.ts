@@ -1,0 +1,126 @@
+/**
+ * The k best hits over all generations of a query, in one heap, so that the score a new
+ * document must beat (the k-th best so far) carries from one generation to the next.
+ *
+ * Order: score descending, then generationIndex ascending, then docId ascending. Documents
+ * arrive in that tie order (generation by generation, docIds ascending), so a newcomer only
+ * enters a full heap with a score strictly above the worst one, and everything whose upper
+ * bound is <= {@link minCompetitiveScore} may be skipped.
+ *
+ * Counting: every collected document counts. Pruning starts only once more than
+ * `totalHitsThreshold` documents were counted (and the heap is full); from then on skipped
+ * documents are not counted, so `totalHits` is a lower bound and `totalHitsExact` false.
+ */
+export class TopKCollector {
+  readonly k: number;
+  totalHits = 0;
+  /** Set by the executor before it runs each generation. */
+  generationIndex = 0;
+  private readonly threshold: number;
+  private readonly pruningAllowed: boolean;
+  private pruning = false;
+  private size = 0;
+  private readonly scores: Float64Array;
+  private readonly gens: Int32Array;
+  private readonly docs: Int32Array;
+  private minScore = -Infinity;
+
+  constructor(k: number, totalHitsThreshold: number, pruningAllowed: boolean) {
+    this.k = k;
+    this.threshold = totalHitsThreshold;
+    this.pruningAllowed = pruningAllowed;
+    this.scores = new Float64Array(k);
+    this.gens = new Int32Array(k);
+    this.docs = new Int32Array(k);
+  }
+
+  /** A document whose score is not strictly above this cannot enter: -Infinity until pruning starts. */
+  minCompetitiveScore(): number {
+    return this.minScore;
+  }
+
+  /** True once pruning started: `totalHits` is from then on a lower bound. */
+  get pruningStarted(): boolean {
+    return this.pruning;
+  }
+
+  collect(doc: number, score: number): void {
+    this.totalHits++;
+    const k = this.k;
+    if (this.size < k) {
+      this.push(doc, score);
+    } else if (k > 0 && score > this.scores[0]) {
+      this.scores[0] = score;
+      this.gens[0] = this.generationIndex;
+      this.docs[0] = doc;
+      this.siftDown(0);
+    } else if (this.pruning) {
+      return;
+    }
+    if (this.pruning) {
+      this.minScore = this.scores[0];
+    } else if (this.pruningAllowed && this.size === k && this.totalHits > this.threshold) {
+      this.pruning = true;
+      // k = 0: nothing can ever enter, so everything left may be skipped.
+      this.minScore = k > 0 ? this.scores[0] : Infinity;
+    }
+  }
+
+  /** True when hit a ranks below hit b (lower score, or same score and later in tie order). */
+  private worse(a: number, b: number): boolean {
+    const sa = this.scores[a];
+    const sb = this.scores[b];
+    if (sa !== sb) return sa < sb;
+    if (this.gens[a] !== this.gens[b]) return this.gens[a] > this.gens[b];
+    return this.docs[a] > this.docs[b];
+  }
+
+  private swap(a: number, b: number): void {
+    const s = this.scores[a];
+    this.scores[a] = this.scores[b];
+    this.scores[b] = s;
+    const g = this.gens[a];
+    this.gens[a] = this.gens[b];
+    this.gens[b] = g;
+    const d = this.docs[a];
+    this.docs[a] = this.docs[b];
+    this.docs[b] = d;
+  }
+
+  private push(doc: number, score: number): void {
+    let i = this.size++;
+    this.scores[i] = score;
+    this.gens[i] = this.generationIndex;
+    this.docs[i] = doc;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.worse(i, p)) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private siftDown(start: number): void {
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.size) return;
+      let c = l;
+      if (l + 1 < this.size && this.worse(l + 1, l)) c = l + 1;
+      if (!this.worse(c, i)) return;
+      this.swap(c, i);
+      i = c;
+    }
+  }
+
+  /** The hits, best first. */
+  hits(): { generationIndex: number; docId: number; score: number }[] {
+    const out: { generationIndex: number; docId: number; score: number }[] = [];
+    for (let i = 0; i < this.size; i++) {
+      out.push({ generationIndex: this.gens[i], docId: this.docs[i], score: this.scores[i] });
+    }
+    return out.sort(
+      (a, b) => b.score - a.score || a.generationIndex - b.generationIndex || a.docId - b.docId,
+    );
+  }
+}
