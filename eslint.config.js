@@ -20,6 +20,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/restrict-template-expressions': 'off',
+      // Indexed reads are asserted with `!` on purpose (hot loops over typed arrays).
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
     },
   },
   {

@@ -91,7 +91,7 @@ function gcRss(): number {
 async function runOurs(dir: string): Promise<EngineResult> {
   rmSync(dir, { recursive: true, force: true });
   const commitEvery = Number(values['commit-every']);
-  const index = await SearchIndex.open({ directory: dir, mergeThreads: 1 });
+  const index = await SearchIndex.open({ directory: dir, mergeThreads: 1, indexThreads: 2 });
   const started = performance.now();
   let docs = 0;
   for await (const batch of readRfcCorpusBatches({ ...(limit !== undefined ? { limit } : {}) })) {
@@ -99,6 +99,7 @@ async function runOurs(dir: string): Promise<EngineResult> {
       index.put({ key: page.key, fields: { body: page.text, t: page.title }, stored: { title: page.title, text: page.text } });
       if (++docs % commitEvery === 0) await index.commit();
     }
+    await index.ready();
   }
   await index.commit();
   const indexMs = performance.now() - started;

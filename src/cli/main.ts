@@ -12,11 +12,19 @@
 import { parseArgs } from 'node:util';
 import { SearchError } from '../errors.js';
 import { startServer } from '../http/server.js';
+import { CollectionManager } from '../collection/collection-manager.js';
+import { silentPushLog } from '../collection/push-log.js';
+import { SearchHome } from '../collection/search-home.js';
 
 const USAGE = `Usage: pushsearch serve [--home DIR] [--port N] [--host ADDR]
+       pushsearch collection create NAME [--meta MEMBER,MEMBER...] [--home DIR]
+       pushsearch collection list|delete [NAME] [--home DIR]
 
 Commands:
-  serve   Run the HTTP server (push API).
+  serve               Run the HTTP server (push API, search).
+  collection create   Create a push collection (or a meta collection with --meta).
+  collection list     List collections.
+  collection delete   Delete a collection and its data (stop the server first).
 
 Options (environment variable in brackets):
   --home DIR    installation folder [SEARCH_HOME], default ./search-home
@@ -43,6 +51,7 @@ async function main(
         port: { type: 'string' },
         host: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        meta: { type: 'string' },
       },
     });
   } catch (error) {
@@ -55,6 +64,7 @@ async function main(
     return 0;
   }
   const command = positionals[0];
+  if (command === 'collection') return collectionCommand(positionals.slice(1), values.home ?? env.SEARCH_HOME ?? './search-home', values.meta);
   if (command !== 'serve' || positionals.length > 1) {
     process.stderr.write(
       `${command === undefined ? 'no command given' : `unknown command ${positionals.join(' ')}`}\n\n${USAGE}`,
@@ -88,6 +98,36 @@ async function main(
     return 1;
   }
   return undefined;
+}
+
+/** Offline collection administration on the installation folder. */
+async function collectionCommand(args: string[], home: string, meta: string | undefined): Promise<number> {
+  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
+  const [action, name] = args;
+  try {
+    switch (action) {
+      case 'create':
+        if (name === undefined) break;
+        manager.create(name, meta === undefined ? 'push' : 'meta', meta?.split(',').map((m) => m.trim()) ?? []);
+        process.stdout.write(`created ${meta === undefined ? 'push' : 'meta'} collection ${name} in ${home}\n`);
+        return 0;
+      case 'list':
+        for (const info of manager.list()) process.stdout.write(`${info.name}\t${info.type}\n`);
+        return 0;
+      case 'delete':
+        if (name === undefined) break;
+        if (!manager.exists(name)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
+        await manager.delete(name);
+        process.stdout.write(`deleted collection ${name}\n`);
+        return 0;
+    }
+    process.stderr.write(`collection needs create NAME, list or delete NAME\n\n${USAGE}`);
+    return 2;
+  } catch (error) {
+    const message = error instanceof SearchError ? `${error.code}: ${error.message}` : (error as Error).message;
+    process.stderr.write(`${message}\n`);
+    return 1;
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -18,6 +18,9 @@ import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
 import { validateName, type SearchHome } from './search-home.js';
 import { STORED } from './stored-fields.js';
 import { indexSchemaFor } from './index-schema.js';
+// Evidence (anchor text, clicks) lives with the search side but is kept per collection; see CollectionEvidence.
+import { CollectionEvidence, type ClickProcessing, type EvidenceUpdate } from '../search/evidence/collection-evidence.js';
+import { evidenceOptionsFrom } from '../search/evidence/evidence-options.js';
 
 export type CollectionState = 'STOPPED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'FAILED';
 export type VacuumType = 'MERGE' | 'RE_INDEX';
@@ -76,6 +79,8 @@ interface Runtime {
   commitInFlight: Promise<unknown> | undefined;
   /** Keys changed by clients while a RE_INDEX runs: it must not overwrite them. */
   reindexTouched: Set<string> | undefined;
+  /** Anchor-text and click evidence: told which keys commits change, consulted on every put. */
+  evidence: CollectionEvidence;
 }
 
 const MARKER = 'last-manifest.json';
@@ -166,6 +171,8 @@ export class PushCollection {
       this.runtime = undefined;
       if (runtime.autoCommitTimer !== undefined) clearTimeout(runtime.autoCommitTimer);
       await runtime.commitInFlight?.catch(() => undefined);
+      // Evidence: stops its timers, waits for its job (which may commit), saves its files.
+      await runtime.evidence.close();
       await runtime.index.close();
       await runtime.journal.close();
       this.currentState = 'STOPPED';
@@ -187,12 +194,33 @@ export class PushCollection {
         maxGenerations: settings.config.maxGenerations,
         killedPercentageForReindex: settings.config.killedPercentageForReindex,
         mergeThreads: settings.config.workerThreadCount,
+        indexThreads: settings.config.workerThreadCount,
         createSnapshotOnMergeFailure: settings.config.createSnapshotOnMergeFailure,
         snapshotFolder: (name) => new FsDirectory(this.home.snapshotFolder(this.name, name)),
         onEvent: (event) => this.onIndexEvent(event),
       });
       const journalFolder = this.home.journalFolder(this.name);
       journal = await FileJournal.open(journalFolder, { firstSeq: index.lastCommit.journalSeq + 1 });
+      const openedIndex = index;
+      let current: Runtime | undefined;
+      // Opened before the replay below, so that replayed documents are mapped with their evidence.
+      const evidence = CollectionEvidence.open({
+        folder: join(this.home.collectionDataFolder(this.name), 'evidence'),
+        clickFolder: this.home.clickLogFolder(this.name),
+        collection: this.name,
+        log: this.log,
+        options: evidenceOptionsFrom(settings.config.extra, (message) => this.log.warn({ collection: this.name }, message)),
+        host: {
+          acquireSearcher: () => openedIndex.acquireSearcher(),
+          stagedDocument: (key) => openedIndex.stagedDocument(key),
+          lastManifest: () => openedIndex.lastCommit.manifest,
+          guardWrite: () => this.guardWrite(),
+          restage: (key, record) => this.applyChange(current!, changeFromStored(key, record), 'evidence'),
+          commit: async () => {
+            await this.commitNow(current!);
+          },
+        },
+      });
       const runtime: Runtime = {
         index,
         journal,
@@ -202,10 +230,14 @@ export class PushCollection {
         autoCommitTimer: undefined,
         commitInFlight: undefined,
         reindexTouched: undefined,
+        evidence,
       };
+      current = runtime;
       if (this.wasRestored(index)) {
         // A snapshot was copied over live/: the journal's changes belong to the replaced index.
         this.log.warn({ collection: this.name, manifest: index.lastCommit.manifest }, 'live index restored from a snapshot; staged changes discarded');
+        // Snapshots hold no evidence files: recompute anchor text for the restored documents.
+        evidence.invalidate('the live index was restored from a snapshot');
         await index.commit({ journalSeq: journal.lastSeq });
         await journal.releaseThrough(journal.lastSeq);
         runtime.appliedSeq = journal.lastSeq;
@@ -213,13 +245,16 @@ export class PushCollection {
         throw new SearchError('JOURNAL_BEHIND', `the journal in ${journalFolder} ends before the index's last commit`);
       } else {
         await journal.replay(index.lastCommit.journalSeq, (seq, payload) => {
-          this.applyChange(runtime, decodeChange(payload), 'replay');
+          const change = decodeChange(payload);
+          this.applyChange(runtime, change, 'replay');
+          evidence.noteChanged(change.key);
           runtime.appliedSeq = seq;
         });
       }
       this.writeMarker(index.lastCommit.manifest);
       this.runtime = runtime;
       this.currentState = 'RUNNING';
+      evidence.start();
       if (index.stagedChanges > 0) this.scheduleAutoCommit(runtime);
     } catch (error) {
       await index?.close().catch(() => undefined);
@@ -283,7 +318,8 @@ export class PushCollection {
         filters: input.filters === '' ? undefined : input.filters,
       };
       // Filters run before the journal: a document that cannot be filtered is refused and nothing is stored.
-      const doc = this.documentFor(runtime.settings, change);
+      const doc = this.documentFor(runtime, change);
+      await runtime.index.ready();
       await this.appendAndApply(runtime, change, () => runtime.index.put(doc));
       return key;
     });
@@ -334,6 +370,7 @@ export class PushCollection {
     runtime.waiting.set(seq, () => {
       apply();
       runtime.reindexTouched?.add(change.key);
+      runtime.evidence.noteChanged(change.key);
     });
     while (runtime.waiting.has(runtime.appliedSeq + 1)) {
       const next = runtime.appliedSeq + 1;
@@ -344,11 +381,11 @@ export class PushCollection {
     this.afterStaged(runtime);
   }
 
-  private applyChange(runtime: Runtime, change: ChangeRecord, origin: 'replay' | 'reindex'): void {
+  private applyChange(runtime: Runtime, change: ChangeRecord, origin: 'replay' | 'reindex' | 'evidence'): void {
     try {
       switch (change.op) {
         case 'put':
-          runtime.index.put(this.documentFor(runtime.settings, change));
+          runtime.index.put(this.documentFor(runtime, change));
           break;
         case 'delete':
           runtime.index.delete(change.key);
@@ -365,7 +402,8 @@ export class PushCollection {
     }
   }
 
-  private documentFor(settings: CollectionSettings, change: Extract<ChangeRecord, { op: 'put' }>) {
+  private documentFor(runtime: Runtime, change: Extract<ChangeRecord, { op: 'put' }>) {
+    const settings = runtime.settings;
     const pushed: PushedDocument = {
       key: change.key,
       content: change.content,
@@ -387,7 +425,8 @@ export class PushCollection {
             ...(xml.docUrl[0] !== undefined ? { docUrlXpath: xml.docUrl[0].source } : {}),
           },
     );
-    return mapDocument(pushed, filtered, settings);
+    // Every put consults the evidence store: a document pushed again keeps its anchor text and clicks.
+    return mapDocument(pushed, filtered, settings, runtime.evidence.documentEvidence(change.key));
   }
 
   // ---------------------------------------------------------------------------------------
@@ -415,10 +454,12 @@ export class PushCollection {
       runtime.autoCommitTimer = undefined;
     }
     const started = performance.now();
+    const evidenceBatch = runtime.evidence.beforeCommit();
     const run = runtime.index.commit({ journalSeq: runtime.appliedSeq });
     runtime.commitInFlight = run;
     try {
       const result = await run;
+      runtime.evidence.afterCommit(evidenceBatch, true);
       await runtime.journal.releaseThrough(runtime.index.lastCommit.journalSeq);
       this.writeMarker(result.manifest);
       for (const generation of result.generations) {
@@ -432,6 +473,7 @@ export class PushCollection {
       }
       return { generation: result.generations.at(-1) ?? null, manifest: result.manifest, changes: result.changes };
     } catch (error) {
+      runtime.evidence.afterCommit(evidenceBatch, false);
       const e = error as SearchError;
       this.log.error({ collection: this.name, err: { message: e.message, code: e.code } }, 'commit failed');
       throw error;
@@ -514,6 +556,29 @@ export class PushCollection {
       searcher.release();
     }
     await this.commitNow(runtime);
+    // The filters may now find other links: recompute anchor text from every document.
+    runtime.evidence.invalidate('RE_INDEX');
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Evidence (anchor text and clicks)
+
+  /**
+   * Brings anchor text up to date now (it otherwise runs `push.evidence.delay-seconds` after
+   * a commit) and resolves once the re-indexed documents are committed.
+   */
+  async updateEvidence(): Promise<EvidenceUpdate> {
+    return this.withRuntime((runtime) => runtime.evidence.updateNow());
+  }
+
+  /**
+   * Processes the click logs now (otherwise every `push.click-logs.interval-seconds`,
+   * hourly by default) and resolves once the re-indexed documents are committed. `now`
+   * replaces the clock (tests and simulations).
+   */
+  async processClickLogs(options: { now?: number } = {}): Promise<ClickProcessing> {
+    this.guardWrite();
+    return this.withRuntime((runtime) => runtime.evidence.processClickLogs(options));
   }
 
   // ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { SearchHome } from '../collection/search-home.js';
 import { ByteBudget } from './byte-budget.js';
 import { errorReply } from './error-reply.js';
 import { pushApi, type PushAuthenticator } from './push-api.js';
+import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
 
 /** Options of {@link buildApp}. */
 export interface BuildAppOptions {
@@ -19,6 +20,8 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
   /** Authentication of push API requests (the auth issue plugs in here); none by default. */
   authenticate?: PushAuthenticator;
+  /** Access to collections with `search.public=false` (the auth issue plugs in here); none: 401. */
+  authorizeSearch?: SearchAuthorizer;
   /**
    * Bytes of document bodies held in memory at once, over all requests (default 256 MiB,
    * never less than `push.max-request-bytes`). Requests beyond it wait in line.
@@ -55,7 +58,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * Builds the HTTP application without listening (`app.listen()` is the caller's; tests use
  * `app.inject()`): creates the `$SEARCH_HOME` layout, opens `web/log/push.log`, reads
  * `conf/global.cfg` (a bad value stops here with `CONFIG_INVALID`), and registers the push
- * API under every prefix of {@link PUSH_API_PREFIXES}.
+ * API under every prefix of {@link PUSH_API_PREFIXES} and the search routes under `/s`
+ * (`search-routes.ts`).
  *
  * Every error answers `{"status", "error", "message"}` (see `error-reply.ts`); failures that
  * are ours (5xx) are written to push.log with the request id, never to the client. Request
@@ -121,6 +125,17 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
       ...(options.authenticate !== undefined ? { authenticate: options.authenticate } : {}),
     });
   }
+
+  await app.register(searchRoutes, {
+    prefix: '/s',
+    manager,
+    ...(options.authorizeSearch !== undefined ? { authorizeSearch: options.authorizeSearch } : {}),
+    onInternalError: (request, error) => {
+      const collection = new URLSearchParams(request.url.split('?')[1] ?? '').get('collection');
+      logInternal(pushLog, { requestId: request.id, method: request.method, url: request.url, collection }, error);
+      request.log.error({ err: error }, 'request failed');
+    },
+  });
 
   // onClose runs after the server stopped listening and in-flight requests finished.
   app.addHook('onClose', async () => {

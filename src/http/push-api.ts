@@ -51,6 +51,17 @@ type CollectionRoute = { Params: { collection: string } };
 type SnapshotRoute = { Params: { collection: string; name: string } };
 type KeyRoute = CollectionRoute & { Querystring: { key: string; filters?: string } };
 
+/** Answer of `POST .../click-logs` (kept here: only this route uses it). */
+const CLICK_LOGS_RESPONSE = {
+  type: 'object',
+  properties: {
+    message: { type: 'string' },
+    clicksProcessed: { type: 'integer', description: 'Clicks counted by this run (none twice).' },
+    documentsUpdated: { type: 'integer', description: 'Documents re-indexed with new click evidence.' },
+  },
+  required: ['message', 'clicksProcessed', 'documentsUpdated'],
+} as const;
+
 const EMPTY = Buffer.alloc(0);
 /** Media type stored when a PUT has no Content-Type (what HTTP lets a recipient assume). */
 const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
@@ -58,8 +69,8 @@ const TAGS = ['push-api'];
 
 /**
  * The push API of the API contract, registered once per prefix (`/push-api/v1`,
- * `/push-api/v2`): documents, content-and-metadata, redirects, commit, vacuum, snapshots,
- * restore, state, stop and upgrade preparation.
+ * `/push-api/v2`): documents, content-and-metadata, redirects, commit, vacuum, click logs,
+ * snapshots, restore, state, stop and upgrade preparation.
  *
  * Collection start: every route that reads or writes documents or the index (documents,
  * redirects, commit, vacuum, snapshot creation) starts a stopped collection first, as the
@@ -338,6 +349,31 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
         .vacuum(request.query['vacuum-type'], wait);
       if (!wait) reply.code(202);
       return progress;
+    },
+  );
+
+  // -------------------------------------------------------------------------------------
+  // Click logs (ranking evidence; see src/search/evidence/collection-evidence.ts)
+
+  app.post<CollectionRoute>(
+    '/collections/:collection/click-logs',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Process the click logs now',
+        description:
+          'Counts the clicks logged since the last run (otherwise processed every push.click-logs.interval-seconds, hourly by default): a clicked result rises for the queries that led to it and, more weakly, for every query; clicks lose half their weight every push.click-logs.half-life-days (30). Answers once the documents with new click evidence are re-indexed and committed. Processing twice counts nothing twice.',
+        params: COLLECTION_PARAMS,
+        response: { 200: CLICK_LOGS_RESPONSE, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const result = await manager.collection(request.params.collection).processClickLogs();
+      return {
+        message: `${result.clicksProcessed} clicks processed; ${result.documentsUpdated} documents re-indexed`,
+        clicksProcessed: result.clicksProcessed,
+        documentsUpdated: result.documentsUpdated,
+      };
     },
   );
 

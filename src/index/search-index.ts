@@ -1,12 +1,11 @@
 import { SearchError } from '../errors.js';
-import type { DocumentInput, StoredRecord } from './document.js';
-import { readStoredRecord } from './generation/stored-record-codec.js';
-import { ByteReader } from './store/byte-reader.js';
-import { bufferSource } from './generation/buffer-source.js';
-import { GenerationBuffer } from './generation/generation-buffer.js';
+import { KEY_FIELD, type DocumentInput, type StoredRecord } from './document.js';
+import type { FlushedGeneration } from './staging/flushed-generation.js';
+import { InlineStager } from './staging/inline-stager.js';
+import type { PendingFlush, Stager } from './staging/stager.js';
+import { WorkerStager } from './staging/worker-stager.js';
 import { generationOfFile, killedFile, type GenerationMeta } from './generation/generation-files.js';
 import { GenerationReader } from './generation/generation-reader.js';
-import { writeGeneration } from './generation/generation-writer.js';
 import { KilledBits } from './generation/killed-bits.js';
 import { LiveGeneration } from './generation/live-generation.js';
 import { computeDocMaps, type MergeInput } from './generation/merge-generations.js';
@@ -44,6 +43,11 @@ export interface IndexOptions {
   autoMerge?: boolean;
   /** The indexing buffer is written out as a generation (not yet published) beyond this size. Default 64 MiB. */
   ramBufferBytes?: number;
+  /**
+   * Worker threads that analyse and invert staged documents (0: on the calling thread).
+   * Needs a real folder; in-memory directories always index inline.
+   */
+  indexThreads?: number;
   /** `push.create-snapshot-on-merge-failure`: snapshot into `snapshotFolder(name)` when a merge fails. */
   createSnapshotOnMergeFailure?: boolean;
   snapshotFolder?: (name: string) => Directory;
@@ -78,10 +82,8 @@ export interface SnapshotInfo {
   documents: number;
 }
 
-interface PendingGeneration {
-  buffer: GenerationBuffer;
-  meta?: GenerationMeta;
-}
+/** Staged documents by key (null: a staged delete), for GET before commit. */
+type StagedLayer = Map<string, StoredRecord | null>;
 
 /** Key → where its live document is: generation · 2^31 + docId. */
 type Location = number;
@@ -106,8 +108,11 @@ export class SearchIndex {
   private readonly policy: MergePolicyOptions;
   private manifest: Manifest;
   private current: PointInTime;
-  private buffer: GenerationBuffer;
-  private pending: PendingGeneration[] = [];
+  private readonly stager: Stager;
+  /** Cuts of staged changes, oldest first, waiting for the next commit to publish them. */
+  private pending: PendingFlush[] = [];
+  /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
+  private stagedLayers: StagedLayer[] = [new Map()];
   private readonly keys = new Map<string, Location>();
   private readonly fileReferences = new Map<string, number>();
   private readonly readers = new Map<number, { reader: GenerationReader; references: number }>();
@@ -133,7 +138,18 @@ export class SearchIndex {
       killedPercentageForReindex: options.killedPercentageForReindex ?? DEFAULT_MERGE_POLICY.killedPercentageForReindex,
     };
     this.manifest = manifest;
-    this.buffer = new GenerationBuffer(this.schema);
+    const allocate = () => this.manifest.nextGeneration++;
+    const ramBufferBytes = options.ramBufferBytes ?? 64 * 1024 * 1024;
+    const onFull = (flush: PendingFlush) => {
+      this.pending.push(flush);
+      // Write it now (not at the commit) so that memory stays bounded; the commit publishes it.
+      void this.serial(() => flush.result()).catch(() => undefined);
+    };
+    const threads = options.indexThreads ?? 0;
+    this.stager =
+      threads > 0 && dir instanceof FsDirectory
+        ? new WorkerStager(dir.path, options.schema ?? {}, threads, ramBufferBytes, allocate, onFull)
+        : new InlineStager(dir, this.schema, allocate, ramBufferBytes, onFull);
     this.current = { manifestNumber: manifest.number, generations: [], files: [], references: 1 };
   }
 
@@ -153,22 +169,31 @@ export class SearchIndex {
   /** Stages a document (added, or replacing the one with the same key at commit). */
   put(doc: DocumentInput): void {
     this.ensureOpen();
-    this.buffer.put(doc);
+    this.stager.put(doc);
+    this.stagedLayers.at(-1)!.set(doc.key, { ...doc.stored, [KEY_FIELD]: doc.key });
     this.counters.TotDocumentsPut++;
-    this.flushIfBig();
   }
 
   /** Stages the removal of a key (no error when absent). */
   delete(key: string): void {
     this.ensureOpen();
-    this.buffer.delete(key);
+    this.stager.delete(key);
+    this.stagedLayers.at(-1)!.set(key, null);
     this.counters.TotDocumentsDeleted++;
+  }
+
+  /**
+   * Resolves when the index can take more documents without piling up unprocessed work
+   * (worker threads behind). Producers that can wait (bulk loads, HTTP) should await it.
+   */
+  ready(): Promise<void> {
+    return this.stager.ready();
   }
 
   /** Changes staged and not yet committed. */
   get stagedChanges(): number {
-    let changes = this.buffer.changes;
-    for (const pending of this.pending) changes += pending.buffer.changes;
+    let changes = this.stager.changes;
+    for (const pending of this.pending) changes += pending.changes;
     return changes;
   }
 
@@ -177,11 +202,9 @@ export class SearchIndex {
    * delete is staged, undefined when nothing is staged for it.
    */
   stagedDocument(key: string): StoredRecord | null | undefined {
-    const buffers = [this.buffer, ...this.pending.map((p) => p.buffer).reverse()];
-    for (const buffer of buffers) {
-      const doc = buffer.liveDoc(key);
-      if (doc !== undefined) return readStoredRecord(new ByteReader(buffer.stored[doc]!));
-      if (buffer.changedKeys.has(key)) return null;
+    for (let i = this.stagedLayers.length - 1; i >= 0; i--) {
+      const found = this.stagedLayers[i]!.get(key);
+      if (found !== undefined) return found;
     }
     return undefined;
   }
@@ -203,12 +226,13 @@ export class SearchIndex {
    */
   async commit(options: CommitOptions = {}): Promise<CommitResult> {
     this.ensureOpen();
-    if (!this.buffer.isEmpty) {
-      this.pending.push({ buffer: this.buffer });
-      this.buffer = new GenerationBuffer(this.schema);
-    }
+    this.pending.push(...this.stager.cut());
+    const layers = this.stagedLayers.slice();
+    this.stagedLayers.push(new Map());
     await this.waitWhileMergesCatchUp();
-    return this.serial(() => this.publishPending(options));
+    const result = await this.serial(() => this.publishPending(options));
+    this.stagedLayers = this.stagedLayers.filter((layer) => !layers.includes(layer));
+    return result;
   }
 
   /** A point-in-time searcher of the last published manifest. Release it when done. */
@@ -312,6 +336,7 @@ export class SearchIndex {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
+    await this.stager.close();
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     await Promise.allSettled([...this.runningMerges]);
     await this.updater.catch(() => undefined);
@@ -329,21 +354,28 @@ export class SearchIndex {
     if (pending.length === 0 && journalSeq === this.manifest.journalSeq && options.userData === undefined) {
       return { manifest: this.manifest.number, generations: [], changes: 0 };
     }
-    const liveCount = this.manifest.generations.length + pending.filter((p) => p.buffer.docCount > 0).length;
+    const liveCount = this.manifest.generations.length + pending.length;
     if (liveCount > this.policy.maxGenerations) throw this.generationLimitError(liveCount);
 
-    for (const entry of pending) this.flushPending(entry);
+    const flushed: FlushedGeneration[] = [];
+    try {
+      for (const entry of pending) flushed.push(await entry.result());
+    } catch (error) {
+      this.counters.TotCommitFailures++;
+      throw error instanceof SearchError
+        ? error
+        : new SearchError('COMMIT_FAILED', `writing a generation failed: ${(error as Error).message}`, { cause: error });
+    }
+    this.counters.TotFlushes += flushed.filter((f) => f.meta !== null).length;
 
     // Which older documents these changes kill, and where each key lives afterwards.
     const kills = new Map<number, number[]>();
     const keyUpdates = new Map<string, Location | null>();
-    const generationOfPending = new Map<GenerationBuffer, number>();
-    for (const entry of pending) if (entry.meta !== undefined) generationOfPending.set(entry.buffer, entry.meta.generation);
     let changes = 0;
-    for (const entry of pending) {
-      changes += entry.buffer.changes;
+    for (const entry of flushed) {
+      changes += entry.changes;
       const generation = entry.meta?.generation;
-      for (const key of entry.buffer.changedKeys) {
+      entry.changedKeys.forEach((key, i) => {
         const previous = keyUpdates.has(key) ? keyUpdates.get(key)! : this.keys.get(key);
         if (previous !== undefined && previous !== null) {
           const g = generationOfLocation(previous);
@@ -351,9 +383,9 @@ export class SearchIndex {
           if (list === undefined) kills.set(g, (list = []));
           list.push(docOfLocation(previous));
         }
-        const doc = entry.buffer.liveDoc(key);
-        keyUpdates.set(key, doc === undefined || generation === undefined ? null : locationOf(generation, doc));
-      }
+        const doc = entry.liveDocs[i]!;
+        keyUpdates.set(key, doc < 0 || generation === undefined ? null : locationOf(generation, doc));
+      });
     }
 
     const next: Manifest = {
@@ -388,10 +420,10 @@ export class SearchIndex {
         const { bits, file } = killGeneration(entry.generation, live.maxDoc, live.killed, docs);
         generations.push({ ...entry, killedCount: bits.count, killedFile: file });
       }
-      for (const entry of pending) {
-        if (entry.meta === undefined) continue;
+      for (const entry of flushed) {
+        if (entry.meta === null) continue;
         const generation = entry.meta.generation;
-        const docs = [...entry.buffer.killed, ...(kills.get(generation) ?? [])];
+        const docs = [...entry.killed, ...(kills.get(generation) ?? [])];
         let killedCount = 0;
         let killedName: string | null = null;
         if (docs.length > 0) {
@@ -410,7 +442,7 @@ export class SearchIndex {
       }
       // A generation whose every document is killed is dropped, unless a merge reads it.
       next.generations = generations.filter((g) => g.killedCount < g.docCount || this.merging.has(g.generation));
-      const newFiles = pending.flatMap((entry) => entry.meta?.files ?? []);
+      const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
       await this.dir.sync([...newFiles, ...written]);
       await publishManifest(this.dir, next);
     } catch (error) {
@@ -428,38 +460,10 @@ export class SearchIndex {
     }
     this.install(next, killedUpdates);
     this.counters.TotCommits++;
-    const created = pending.flatMap((entry) => (entry.meta === undefined ? [] : [entry.meta.generation]));
+    const created = flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation]));
     this.emit({ type: 'commit', manifest: next.number, generations: created, changes, durationMs: performance.now() - started });
     this.maybeMerge();
     return { manifest: next.number, generations: created, changes };
-  }
-
-  /** Writes a pending buffer's generation files (once; a failed commit retries the publish only). */
-  private flushPending(entry: PendingGeneration): void {
-    if (entry.meta !== undefined || entry.buffer.docCount === 0) return;
-    const generation = this.manifest.nextGeneration++;
-    try {
-      entry.meta = writeGeneration(this.dir, generation, bufferSource(entry.buffer));
-    } catch (error) {
-      this.deleteGenerationFiles(generation);
-      throw new SearchError('COMMIT_FAILED', `writing generation ${generation} failed: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    this.counters.TotFlushes++;
-    this.emit({ type: 'flush', generation, documents: entry.buffer.docCount });
-  }
-
-  /** A full buffer is written out early (not published) so that memory stays bounded. */
-  private flushIfBig(): void {
-    const limit = this.options.ramBufferBytes ?? 64 * 1024 * 1024;
-    if (this.buffer.bytesUsed < limit) return;
-    const entry: PendingGeneration = { buffer: this.buffer };
-    this.pending.push(entry);
-    this.buffer = new GenerationBuffer(this.schema);
-    void this.serial(async () => this.flushPending(entry)).catch(() => {
-      // Retried by the next commit, which reports the error.
-    });
   }
 
   private generationLimitError(count: number): SearchError {

@@ -167,6 +167,36 @@ describe('SearchIndex', () => {
     await index.close();
   });
 
+  it('indexes in worker threads with the same results, including early flushes', async () => {
+    const folder = tempFolder();
+    const index = await SearchIndex.open({ directory: folder, indexThreads: 2, ramBufferBytes: 64 * 1024, mergeThreads: 1 });
+    for (let i = 0; i < 600; i++) index.put(doc(`http://w/${i}`, `worker text number ${i} `.repeat(20), `title ${i}`));
+    index.delete('http://w/5');
+    index.put(doc('http://w/6', 'replaced six'));
+    assert.equal(index.stagedDocument('http://w/6')?.body, 'replaced six');
+    assert.equal(index.stagedDocument('http://w/5'), null);
+    assert.equal(index.stagedDocument('http://w/nothing'), undefined);
+    assert.equal(index.stagedChanges, 602);
+    const result = await index.commit();
+    assert.equal(result.changes, 602);
+    assert.ok(result.generations.length >= 2, 'early flushes and both workers made generations');
+    assert.equal(index.stagedDocument('http://w/6'), undefined, 'nothing staged after the commit');
+    index.put(doc('http://w/7', 'seven again'));
+    await index.commit();
+    await index.waitForMerges();
+    const keys = keysOf(index);
+    assert.equal(keys.length, 599);
+    assert.ok(!keys.includes('http://w/5'));
+    const searcher = index.acquireSearcher();
+    assert.equal(searcher.getDocument('http://w/6')?.record.body, 'replaced six');
+    assert.equal(searcher.getDocument('http://w/7')?.record.body, 'seven again');
+    searcher.release();
+    await index.close();
+    const reopened = await SearchIndex.open({ directory: folder });
+    assert.equal(keysOf(reopened).length, 599);
+    await reopened.close();
+  });
+
   it('snapshots by hard links and restores both through the API and by copying files', async () => {
     const folder = tempFolder();
     const live = join(folder, 'live');

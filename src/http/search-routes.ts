@@ -1,0 +1,386 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CollectionManager } from '../collection/collection-manager.js';
+import { loadCollectionSettings } from '../collection/collection-settings.js';
+import { gscopeIdProblem } from '../collection/config/gscopes.js';
+import { validateName } from '../collection/search-home.js';
+import { SearchError } from '../errors.js';
+import { appendClick } from '../search/click-log.js';
+import {
+  facetDefinitions,
+  SearchService,
+  type FacetSelection,
+  type SearchParams,
+  type SearchResponse,
+} from '../search/search-service.js';
+import { errorReply } from './error-reply.js';
+import { renderErrorPage } from './search-page/error-page.js';
+import { PAGE_STYLE_SOURCE } from './search-page/page-layout.js';
+import { renderResultsPage } from './search-page/results-page.js';
+
+/**
+ * Decides whether a request may search a collection that is not public
+ * (`search.public=false` in its collection.cfg, or in a member's for a meta collection).
+ * Return to allow; throw a `SearchError` (`UNAUTHENTICATED`, `FORBIDDEN`) to refuse. The auth
+ * issue plugs in here; without one, such collections answer 401.
+ */
+export type SearchAuthorizer = (request: FastifyRequest, collection: string) => Promise<void> | void;
+
+/** Options of the {@link searchRoutes} plugin. */
+export interface SearchRoutesOptions {
+  manager: CollectionManager;
+  /** The query processor; one is created over `manager` when not given. */
+  service?: SearchService;
+  /** Access to collections that are not public; none: they answer 401. */
+  authorizeSearch?: SearchAuthorizer;
+  /**
+   * Called with failures that are ours (5xx) that the results page answers itself as HTML
+   * (the app's error handler never sees them), so that they are logged all the same.
+   */
+  onInternalError?: (request: FastifyRequest, error: unknown) => void;
+}
+
+/** Default of `num_ranks`. */
+export const DEFAULT_NUM_RANKS = 10;
+/** Largest `num_ranks`. */
+export const MAX_NUM_RANKS = 1000;
+/**
+ * Largest `start_rank`. The query processor keeps `start_rank + num_ranks` hits in memory,
+ * so deep paging is bounded (as Elasticsearch's `max_result_window` does): past this rank,
+ * refining the query is the way on.
+ */
+export const MAX_START_RANK = 10_000;
+
+const TAGS = ['search'];
+const CLASS_NAME = /^[A-Za-z0-9]{1,64}$/;
+const WHOLE_NUMBER = /^\s*\d{1,9}\s*$/;
+
+/**
+ * The public search surface, registered under `/s`:
+ * - `GET /s/search.json`: the result packet of the API contract, as JSON.
+ * - `GET /s/search.html`: the server-rendered results page (HTML errors too).
+ * - `GET /s/redirect`: logs a click on a result and redirects to it, only to URLs the
+ *   server signed (the `auth` HMAC), so it is no open redirect.
+ *
+ * Parameters (both search routes): `collection` (required), `query`, `start_rank` (1 to
+ * {@link MAX_START_RANK}), `num_ranks` (1 to {@link MAX_NUM_RANKS}), `fmo=on`, `gscope1=ID`,
+ * `f.<Name>|<class>=value` (repeatable; `f.<Name>` alone uses the class of `facet.<Name>`),
+ * `ge_<class>=n`, `le_<class>=n`. Unknown parameters are ignored (forms may add their own).
+ */
+export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
+  const { manager } = options;
+  const service = options.service ?? new SearchService(manager);
+  const authorize: SearchAuthorizer =
+    options.authorizeSearch ??
+    ((_request, collection) => {
+      throw new SearchError(
+        'UNAUTHENTICATED',
+        `collection ${collection} is not public (search.public=false in its collection.cfg) and this server has no search authentication yet: set search.public=true to allow anonymous search`,
+      );
+    });
+
+  /** Validates the request and runs the search; throws `SearchError` for anything the client must fix. */
+  const run = async (
+    request: FastifyRequest,
+  ): Promise<{ params: SearchParams; response: SearchResponse }> => {
+    const query = queryOf(request);
+    const collection = requireCollection(manager, query.get('collection'));
+    await checkAccess(manager, request, collection, authorize);
+    const params = parseSearchParams(
+      query,
+      collection,
+      (name) =>
+        facetDefinitions(loadCollectionSettings(manager.home, collection)).find((d) => d.name === name)
+          ?.className,
+    );
+    return { params, response: await service.search(params) };
+  };
+
+  app.get(
+    '/search.json',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Search a collection (result packet as JSON)',
+        description:
+          'Parameters: collection (required), query, start_rank (1-based, default 1), num_ranks (default 10, at most 1000), fmo=on (fully matching only), gscope1=ID, f.<Name>|<class>=value (facet selection, repeatable), ge_<class>=n and le_<class>=n (numeric range). Answers {"question", "response": {"resultPacket", "facets"}}.',
+      },
+    },
+    async (request, reply) => {
+      const { response } = await run(request);
+      void reply.header('cache-control', 'no-store');
+      return response;
+    },
+  );
+
+  app.get(
+    '/search.html',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Search results page (HTML)',
+        description:
+          'The same parameters as /s/search.json, answered as a server-rendered page; errors are HTML pages too.',
+      },
+    },
+    async (request, reply) => {
+      htmlHeaders(reply);
+      const raw = queryOf(request);
+      try {
+        const { params, response } = await run(request);
+        return renderResultsPage(params, response, { maxStartRank: MAX_START_RANK });
+      } catch (error) {
+        const answer = errorReply(error, request.id);
+        if (answer.internal) options.onInternalError?.(request, error);
+        // No WWW-Authenticate on the page: a browser would prompt for a password that no
+        // account can satisfy yet (the JSON route sends it; the auth issue decides here).
+        const { ['www-authenticate']: _challenge, ...headers } = answer.headers;
+        void reply.code(answer.status).headers(headers);
+        return renderErrorPage({
+          status: answer.status,
+          code: answer.body.error,
+          message: answer.body.message,
+          collection: raw.get('collection') ?? '',
+          query: raw.get('query') ?? '',
+        });
+      }
+    },
+  );
+
+  app.get(
+    '/redirect',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Log a click on a result and redirect to it',
+        description:
+          'Parameters: collection, url, auth (the HMAC the result link carries), rank, query. Redirects (302) only to a URL whose auth is valid, else 400 REDIRECT_INVALID and nothing is logged.',
+      },
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const url = query.get('url') ?? '';
+      const auth = query.get('auth') ?? '';
+      if (url === '' || auth === '' || !service.verifyUrl(url, auth)) {
+        return invalidRedirect(
+          reply,
+          url === '' || auth === ''
+            ? 'the url and auth parameters are required: use the clickTrackingUrl of a search result as it is'
+            : 'the auth parameter does not match the url: use the clickTrackingUrl of a search result as it is, without changing it',
+        );
+      }
+      const rankText = query.get('rank') ?? '';
+      const rank = WHOLE_NUMBER.test(rankText) ? Number(rankText) : NaN;
+      if (!(rank >= 1))
+        return invalidRedirect(reply, `rank must be a whole number ≥ 1, got ${JSON.stringify(rankText)}`);
+      // The collection is not covered by the signature: a name that is invalid or gone (deleted
+      // since the search) is not logged, but the signed URL is still followed. HEAD requests
+      // and browser prefetches are link checkers and speculation, not clicks.
+      const collection = query.get('collection') ?? '';
+      if (request.method === 'GET' && !isPrefetch(request) && collectionExists(manager, collection)) {
+        await appendClick(manager.home, collection, {
+          time: new Date(),
+          collection,
+          query: query.get('query') ?? '',
+          rank,
+          url,
+          ip: request.ip,
+        });
+      }
+      void reply
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'strict-origin-when-cross-origin');
+      return reply.code(302).header('location', locationHeader(url)).send();
+    },
+  );
+}
+
+/**
+ * Reads and validates the search parameters of a request (everything but the collection,
+ * which the caller checked). `facetClass` resolves `f.<Name>` without `|<class>` from the
+ * collection's `facet.<Name>` definitions. Throws `PARAMETER_INVALID` saying what to fix.
+ */
+export function parseSearchParams(
+  query: URLSearchParams,
+  collection: string,
+  facetClass: (name: string) => string | undefined = () => undefined,
+): SearchParams {
+  const startRank = wholeNumber(query, 'start_rank', 1, 1, MAX_START_RANK);
+  const numRanks = wholeNumber(query, 'num_ranks', DEFAULT_NUM_RANKS, 1, MAX_NUM_RANKS);
+  const fmo = onOff(query, 'fmo');
+  const gscope = (query.get('gscope1') ?? '').trim();
+  if (gscope !== '') {
+    const problem = gscopeIdProblem(gscope);
+    if (problem !== undefined) throw invalid(`gscope1: ${problem}`);
+  }
+  const selections = new Map<string, FacetSelection>();
+  const ranges = new Map<string, { className: string; min?: number; max?: number }>();
+  for (const [name, value] of query) {
+    if (name.startsWith('f.')) {
+      const spec = name.slice(2);
+      const bar = spec.lastIndexOf('|');
+      const facetName = bar < 0 ? spec : spec.slice(0, bar);
+      const className = bar < 0 ? facetClass(spec) : spec.slice(bar + 1);
+      if (facetName === '') throw invalid(`${name}: name the facet, as in f.Author|author=Ann`);
+      if (className === undefined) {
+        throw invalid(
+          `${name}: no facet ${facetName} is defined for this collection; name its class, as in f.${facetName}|class=value`,
+        );
+      }
+      if (!CLASS_NAME.test(className))
+        throw invalid(
+          `${name}: the class ${JSON.stringify(className)} may only contain 1-64 ASCII letters and digits`,
+        );
+      const key = `${facetName}|${className}`;
+      const selection = selections.get(key) ?? { name: facetName, className, values: [] };
+      selections.set(key, selection);
+      const trimmed = value.trim();
+      if (trimmed !== '' && !selection.values.includes(trimmed)) selection.values.push(trimmed);
+    } else if (name.startsWith('ge_') || name.startsWith('le_')) {
+      const className = name.slice(3);
+      if (!CLASS_NAME.test(className))
+        throw invalid(
+          `${name}: the class ${JSON.stringify(className)} may only contain 1-64 ASCII letters and digits`,
+        );
+      if (value.trim() === '') continue;
+      const bound = Number(value);
+      if (!Number.isFinite(bound)) throw invalid(`${name} must be a number, got ${JSON.stringify(value)}`);
+      const range = ranges.get(className) ?? { className };
+      ranges.set(className, range);
+      if (name.startsWith('ge_')) range.min = range.min === undefined ? bound : Math.max(range.min, bound);
+      else range.max = range.max === undefined ? bound : Math.min(range.max, bound);
+    }
+  }
+  return {
+    collection,
+    query: query.get('query') ?? '',
+    startRank,
+    numRanks,
+    fmo,
+    ...(gscope !== '' ? { gscope } : {}),
+    facetSelections: [...selections.values()],
+    ranges: [...ranges.values()],
+  };
+}
+
+/** The query string as the browser sent it (repeated names kept, `+` as space, as forms encode). */
+function queryOf(request: FastifyRequest): URLSearchParams {
+  const at = request.url.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : request.url.slice(at + 1));
+}
+
+function requireCollection(manager: CollectionManager, name: string | null): string {
+  if (name === null || name.trim() === '') {
+    throw invalid('the collection parameter is missing: add ?collection=NAME to search a collection');
+  }
+  validateName('collection', name);
+  if (!manager.exists(name)) {
+    throw new SearchError(
+      'COLLECTION_NOT_FOUND',
+      `collection ${name} does not exist: check the collection parameter`,
+    );
+  }
+  return name;
+}
+
+/** `Sec-Purpose: prefetch` (Chrome, Firefox) or the older `Purpose: prefetch`. */
+function isPrefetch(request: FastifyRequest): boolean {
+  const purpose = request.headers['sec-purpose'] ?? request.headers.purpose;
+  return typeof purpose === 'string' && purpose.toLowerCase().includes('prefetch');
+}
+
+function collectionExists(manager: CollectionManager, name: string): boolean {
+  try {
+    return name !== '' && manager.exists(name);
+  } catch {
+    return false; // an invalid name
+  }
+}
+
+/** Runs the authorizer when the collection, or a member of a meta collection, is not public. */
+async function checkAccess(
+  manager: CollectionManager,
+  request: FastifyRequest,
+  collection: string,
+  authorize: SearchAuthorizer,
+): Promise<void> {
+  const names =
+    manager.typeOf(collection) === 'meta' ? [collection, ...manager.membersOf(collection)] : [collection];
+  for (const name of names) {
+    if (!manager.exists(name)) continue; // a missing member: the search reports it
+    const value = loadCollectionSettings(manager.home, name).config.extra.get('search.public');
+    const setting = value?.trim().toLowerCase();
+    if (setting === undefined || setting === '' || setting === 'true') continue;
+    if (setting !== 'false') {
+      // Fail closed: a typo must not make a private collection public.
+      throw new SearchError(
+        'CONFIG_INVALID',
+        `search.public of collection ${name} is ${JSON.stringify(value)}: set it to true or false in conf/${name}/collection.cfg`,
+      );
+    }
+    await authorize(request, collection);
+    return;
+  }
+}
+
+function wholeNumber(
+  query: URLSearchParams,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const text = query.get(name);
+  if (text === null || text.trim() === '') return fallback;
+  const value = WHOLE_NUMBER.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) {
+    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+function onOff(query: URLSearchParams, name: string): boolean {
+  const text = (query.get(name) ?? '').trim().toLowerCase();
+  if (text === 'on' || text === 'true' || text === '1') return true;
+  if (text === '' || text === 'off' || text === 'false' || text === '0') return false;
+  throw invalid(`${name} must be on or off, got ${JSON.stringify(query.get(name))}`);
+}
+
+function invalid(message: string): SearchError {
+  return new SearchError('PARAMETER_INVALID', message);
+}
+
+/**
+ * `REDIRECT_INVALID` is answered here rather than thrown: the status table of
+ * `error-status.ts` does not list it yet, and it must stay a 400 (never a redirect).
+ */
+function invalidRedirect(reply: FastifyReply, message: string): FastifyReply {
+  return reply
+    .code(400)
+    .header('cache-control', 'no-store')
+    .send({ status: 400, error: 'REDIRECT_INVALID', message });
+}
+
+/**
+ * Keys may hold non-ASCII characters (IRIs) and a header may not: percent-encode them (and
+ * any space or control character) as UTF-8, which is what a browser does with such a link.
+ */
+function locationHeader(url: string): string {
+  return url.replace(/[^\x21-\x7E]+/g, (run) => encodeURIComponent(run));
+}
+
+/**
+ * The page loads nothing (no script, no image, no font) and its only style is its own inline
+ * stylesheet, allowed by hash: the policy says so, so that a bug in escaping could not run
+ * or load anything either.
+ */
+function htmlHeaders(reply: FastifyReply): void {
+  void reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'strict-origin-when-cross-origin')
+    .header(
+      'content-security-policy',
+      `default-src 'none'; style-src ${PAGE_STYLE_SOURCE}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    );
+}

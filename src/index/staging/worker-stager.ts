@@ -1,0 +1,239 @@
+import { Worker } from 'node:worker_threads';
+import { SearchError } from '../../errors.js';
+import type { DocumentInput } from '../document.js';
+import type { SchemaOptions } from '../schema.js';
+import type { FlushedGeneration } from './flushed-generation.js';
+import type { StagedOp, ToIndexingWorker } from './indexing-worker.js';
+import type { AllocateGeneration, PendingFlush, Stager } from './stager.js';
+
+/** Operations are sent to a worker in batches of this many, or at the end of the event-loop turn. */
+const BATCH = 256;
+
+/** Staging waits (see {@link WorkerStager.ready}) while more operations than this are unprocessed. */
+const MAX_IN_FLIGHT = 8192;
+
+/** An indexing worker with nothing to do for this long is stopped, so its memory goes back to the system. */
+const IDLE_MS = 3000;
+
+interface IndexingThread {
+  /** Started on demand, stopped when idle. */
+  worker: Worker | undefined;
+  /** Cuts not yet flushed (their buffers live in the worker). */
+  openCuts: number;
+  idleTimer: NodeJS.Timeout | undefined;
+  queue: StagedOp[];
+  /** Operations sent and not yet processed by the worker. */
+  inFlight: number;
+  changes: number;
+  nextCut: number;
+  waiting: Map<number, { resolve: (result: FlushedGeneration) => void; reject: (error: Error) => void }>;
+}
+
+/**
+ * Inverts staged documents in worker threads, so that analysis and inversion (most of the
+ * cost of indexing) leave the thread that serves HTTP and queries. Keys are routed by hash:
+ * all changes of one key go to one worker, in order. Each worker writes its own buffers as
+ * generations; the serial updater publishes them.
+ */
+export class WorkerStager implements Stager {
+  private readonly threads: IndexingThread[];
+  private sendScheduled = false;
+  private readonly readyWaiters: (() => void)[] = [];
+  private failure: Error | undefined;
+
+  constructor(
+    path: string,
+    schema: SchemaOptions,
+    count: number,
+    ramBufferBytes: number,
+    private readonly allocate: AllocateGeneration,
+    private readonly onFull: (flush: PendingFlush) => void,
+  ) {
+    this.threads = Array.from({ length: count }, () => ({
+      worker: undefined,
+      openCuts: 0,
+      idleTimer: undefined,
+      queue: [],
+      inFlight: 0,
+      changes: 0,
+      nextCut: 0,
+      waiting: new Map(),
+    }));
+    this.setup = { path, schema, ramBufferBytes: Math.max(1 << 20, Math.floor(ramBufferBytes / count)) };
+  }
+
+  private readonly setup: { path: string; schema: SchemaOptions; ramBufferBytes: number };
+
+  private workerOf(thread: IndexingThread): Worker {
+    if (thread.idleTimer !== undefined) {
+      clearTimeout(thread.idleTimer);
+      thread.idleTimer = undefined;
+    }
+    if (thread.worker !== undefined) return thread.worker;
+    const worker = new Worker(new URL('./indexing-worker.js', import.meta.url), { workerData: this.setup });
+    thread.worker = worker;
+    worker.on('message', (message: { type: string; id?: number; count?: number; result?: FlushedGeneration; message?: string }) => {
+      if (message.type === 'done') {
+        thread.inFlight -= message.count!;
+        if (this.inFlight() < MAX_IN_FLIGHT) for (const resolve of this.readyWaiters.splice(0)) resolve();
+        this.stopWhenIdle(thread);
+        return;
+      }
+      if (message.type === 'full') {
+        this.onFull(this.cutThread(thread));
+        return;
+      }
+      const waiter = thread.waiting.get(message.id!);
+      if (waiter === undefined) return;
+      thread.waiting.delete(message.id!);
+      if (message.type === 'flushed') {
+        thread.openCuts--;
+        waiter.resolve(message.result!);
+        this.stopWhenIdle(thread);
+      } else waiter.reject(new SearchError('COMMIT_FAILED', `writing a generation failed: ${message.message}`));
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      if (thread.worker === worker) thread.worker = undefined;
+      if (code !== 0 && !this.stopping.has(worker)) this.fail(new Error(`indexing worker exited with code ${code}`));
+    });
+    return worker;
+  }
+
+  private readonly stopping = new WeakSet<Worker>();
+
+  /** Stops a worker that holds nothing (no staged changes, no unflushed cut) after a quiet while. */
+  private stopWhenIdle(thread: IndexingThread): void {
+    const idle = () => thread.queue.length === 0 && thread.inFlight === 0 && thread.changes === 0 && thread.openCuts === 0 && thread.waiting.size === 0;
+    if (thread.worker === undefined || !idle() || thread.idleTimer !== undefined) return;
+    thread.idleTimer = setTimeout(() => {
+      thread.idleTimer = undefined;
+      const worker = thread.worker;
+      if (worker === undefined || !idle()) return;
+      thread.worker = undefined;
+      this.stopping.add(worker);
+      void worker.terminate();
+    }, IDLE_MS);
+    thread.idleTimer.unref();
+  }
+
+  get changes(): number {
+    let changes = 0;
+    for (const thread of this.threads) changes += thread.changes;
+    return changes;
+  }
+
+  put(doc: DocumentInput): void {
+    this.enqueue(this.route(doc.key), { p: doc });
+  }
+
+  delete(key: string): void {
+    this.enqueue(this.route(key), { d: key });
+  }
+
+  /** Resolves once the workers have caught up enough (backpressure for fast producers). */
+  ready(): Promise<void> {
+    for (const thread of this.threads) this.send(thread);
+    if (this.inFlight() < MAX_IN_FLIGHT || this.failure !== undefined) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  private inFlight(): number {
+    let count = 0;
+    for (const thread of this.threads) count += thread.inFlight + thread.queue.length;
+    return count;
+  }
+
+  cut(): PendingFlush[] {
+    return this.threads.filter((thread) => thread.changes > 0).map((thread) => this.cutThread(thread));
+  }
+
+  async close(): Promise<void> {
+    this.failure ??= new SearchError('INDEX_CLOSED', 'the index is closed');
+    await Promise.all(
+      this.threads.map(async (thread) => {
+        if (thread.idleTimer !== undefined) clearTimeout(thread.idleTimer);
+        const worker = thread.worker;
+        thread.worker = undefined;
+        if (worker !== undefined) {
+          this.stopping.add(worker);
+          await worker.terminate();
+        }
+      }),
+    );
+  }
+
+  private cutThread(thread: IndexingThread): PendingFlush {
+    this.check();
+    this.send(thread);
+    const id = ++thread.nextCut;
+    this.post(thread, { type: 'cut', id });
+    thread.openCuts++;
+    const changes = thread.changes;
+    thread.changes = 0;
+    let generation: number | undefined;
+    let done: Promise<FlushedGeneration> | undefined;
+    return {
+      changes,
+      result: () => {
+        if (done !== undefined) return done;
+        generation ??= this.allocate();
+        const attempt = new Promise<FlushedGeneration>((resolve, reject) => {
+          this.check();
+          thread.waiting.set(id, { resolve, reject });
+          this.post(thread, { type: 'flush', id, generation: generation! });
+        });
+        done = attempt;
+        attempt.catch(() => {
+          if (done === attempt) done = undefined;
+        });
+        return attempt;
+      },
+    };
+  }
+
+  private enqueue(thread: IndexingThread, op: StagedOp): void {
+    this.check();
+    thread.queue.push(op);
+    thread.changes++;
+    if (thread.queue.length >= BATCH) this.send(thread);
+    else if (!this.sendScheduled) {
+      this.sendScheduled = true;
+      setImmediate(() => {
+        this.sendScheduled = false;
+        for (const t of this.threads) this.send(t);
+      });
+    }
+  }
+
+  private send(thread: IndexingThread): void {
+    if (thread.queue.length === 0) return;
+    const ops = thread.queue;
+    thread.queue = [];
+    thread.inFlight += ops.length;
+    this.post(thread, { type: 'ops', ops });
+  }
+
+  private post(thread: IndexingThread, message: ToIndexingWorker): void {
+    this.workerOf(thread).postMessage(message);
+  }
+
+  private route(key: string): IndexingThread {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    return this.threads[(hash >>> 0) % this.threads.length]!;
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= new SearchError('INDEX_WORKER_FAILED', `an indexing worker failed: ${error.message}`, { cause: error });
+    for (const thread of this.threads) {
+      for (const waiter of thread.waiting.values()) waiter.reject(this.failure);
+      thread.waiting.clear();
+    }
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  private check(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

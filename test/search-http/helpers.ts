@@ -1,0 +1,70 @@
+/** Shared set-up of the search HTTP suites: collections filled through the push API. */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { SearchResponse } from '../../src/search/search-service.js';
+import { commit, keyQuery, route } from '../http/helpers.js';
+
+/** A document to push: key, content (text/plain unless `type` says otherwise) and metadata. */
+export interface TestDocument {
+  key: string;
+  body: string;
+  type?: string;
+  metadata?: Record<string, string>;
+}
+
+/** Writes a configuration file of a collection (before its first push: it is read at start). */
+export function writeConf(home: string, collection: string, file: string, lines: string[]): void {
+  writeFileSync(join(home, 'conf', collection, file), lines.join('\n') + '\n');
+}
+
+/** Pushes documents through `PUT /push-api/v2/.../documents`, then commits (waiting). */
+export async function pushAndCommit(
+  app: FastifyInstance,
+  collection: string,
+  documents: TestDocument[],
+): Promise<void> {
+  for (const document of documents) {
+    const headers: Record<string, string> = { 'content-type': document.type ?? 'text/plain' };
+    for (const [name, value] of Object.entries(document.metadata ?? {}))
+      headers[`x-service-push-metadata-${name}`] = value;
+    const response = await app.inject({
+      method: 'PUT',
+      url: route('v2', collection, `/documents${keyQuery(document.key)}`),
+      headers,
+      payload: document.body,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+  }
+  const committed = await commit(app, 'v2', collection);
+  assert.equal(committed.statusCode, 200, committed.body);
+}
+
+/** `GET /s/search.json` with the given parameters; asserts 200 and returns the packet. */
+export async function searchJson(
+  app: FastifyInstance,
+  params: Record<string, string> | [string, string][],
+): Promise<SearchResponse> {
+  const response = await app.inject({
+    method: 'GET',
+    url: `/s/search.json?${new URLSearchParams(params).toString()}`,
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json<SearchResponse>();
+}
+
+/** Live URLs of the results, in rank order. */
+export function urls(response: SearchResponse): string[] {
+  return response.response.resultPacket.results.map((r) => r.liveUrl);
+}
+
+/** The lines of a collection's click log, parsed (empty when there is no log). */
+export function clickLines(home: string, collection: string): Record<string, unknown>[] {
+  const file = join(home, 'data', collection, 'clicks', 'clicks.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
