@@ -197,6 +197,33 @@ describe('SearchIndex', () => {
     await reopened.close();
   });
 
+  it('answers queries consistently while merges run in worker threads', async () => {
+    const folder = tempFolder();
+    const index = await SearchIndex.open({ directory: folder, mergeThreads: 2, mergePolicy: { mergeFactor: 3, floorDocs: 10 } });
+    const { executeQuery } = await import('../../src/query/execute-query.js');
+    let expected = 0;
+    let queries = 0;
+    for (let round = 0; round < 12; round++) {
+      for (let i = 0; i < 40; i++) index.put(doc(`http://m/${round}/${i}`, `common words plus round${round} item${i}`));
+      await index.commit();
+      expected += 40;
+      // While merges of earlier generations run, every searcher sees exactly what its manifest holds.
+      for (let q = 0; q < 5; q++) {
+        const searcher = index.acquireSearcher();
+        const result = executeQuery(searcher.generations, { kind: 'term', term: 'common' }, { k: 5, totalHitsThreshold: Infinity });
+        assert.equal(result.totalHits, searcher.documentCount);
+        assert.equal(result.totalHits, expected);
+        queries++;
+        searcher.release();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    await index.waitForMerges();
+    assert.ok(index.stats().TotMergesDone > 0, 'merges ran during the queries');
+    assert.equal(queries, 60);
+    await index.close();
+  });
+
   it('snapshots by hard links and restores both through the API and by copying files', async () => {
     const folder = tempFolder();
     const live = join(folder, 'live');

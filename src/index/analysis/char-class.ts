@@ -82,7 +82,8 @@ export function nonAsciiClass(text: string, i: number, c: number): number {
     return computed;
   }
   const low = text.charCodeAt(i + 1);
-  if (low < 0xdc00 || low > 0xdfff) return OTHER; // unpaired high surrogate (or end of text: NaN)
+  // Written so that NaN (a high surrogate at the end of the text) is unpaired too.
+  if (!(low >= 0xdc00 && low <= 0xdfff)) return OTHER;
   const cp = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
   let astral = astralClass.get(cp);
   if (astral === undefined) {
