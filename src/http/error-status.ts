@@ -17,6 +17,8 @@ const STATUS_BY_CODE = {
   FILTER_FAILED: 400,
   CONFIG_INVALID: 400,
   QUERY_INVALID: 400,
+  ANALYZER_OPTIONS_INVALID: 400,
+  REDIRECT_INVALID: 400,
   NAME_INVALID: 400,
   COLLECTION_NAME_INVALID: 400,
   SNAPSHOT_NAME_INVALID: 400,
@@ -44,13 +46,27 @@ const STATUS_BY_CODE = {
   INDEX_CORRUPT: 500,
   COMMIT_FAILED: 500,
   MERGE_FAILED: 500,
+  MERGE_ABORTED: 500,
+  JOURNAL_BEHIND: 500,
+  JOURNAL_BAD_OPTIONS: 500,
+  JOURNAL_CORRUPT: 500,
+  JOURNAL_RECORDS_RELEASED: 500,
+  JOURNAL_UNSUPPORTED_VERSION: 500,
+  EVIDENCE_CORRUPT: 500,
+  SCORING_OPTIONS_INVALID: 500,
+  INDEX_WORKER_FAILED: 500,
   INTERNAL: 500,
   // 503: try again later (the route adds Retry-After).
   UPGRADE_PREPARING: 503,
   UPGRADE_NOT_STARTED: 503,
   GENERATION_LIMIT: 503,
   COLLECTION_FAILED: 503,
+  // The collection is stopping or the index closed under the request: retry.
+  INDEX_CLOSED: 503,
+  JOURNAL_CLOSED: 503,
   INSUFFICIENT_STORAGE: 507,
+  // The journal could not make the change durable (disk full, I/O error): nothing was stored.
+  JOURNAL_WRITE_FAILED: 507,
 } as const satisfies Record<string, number>;
 
 /** A documented error code. */
