@@ -2,6 +2,7 @@
 // Runs the compiled test suites with node's built-in runner and ends the output with one
 // plain line, `N passed, N failed`, that a CI log reader understands at a glance.
 // Usage: node scripts/run-tests.js [--long] [filter-substring...]
+// --long also runs `*.long.test.js` files and the many-iteration variants (PUSHSEARCH_LONG_TESTS=1).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -22,7 +23,7 @@ function findTests(dir) {
 }
 
 const files = findTests('dist/test')
-  .filter((f) => (long ? f.endsWith('.long.test.js') : !f.endsWith('.long.test.js')))
+  .filter((f) => long || !f.endsWith('.long.test.js'))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 if (files.length === 0) {
@@ -43,7 +44,7 @@ const result = spawnSync(
     `--test-reporter-destination=${tapFile}`,
     ...files,
   ],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env: long ? { ...process.env, PUSHSEARCH_LONG_TESTS: '1' } : process.env },
 );
 const tap = readFileSync(tapFile, 'utf8');
 const count = (label) => Number((tap.match(new RegExp(`^# ${label} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
