@@ -1,6 +1,5 @@
 import { SearchError } from '../errors.js';
-import type { GenerationView } from '../index/generation-view.js';
-import { NO_MORE_DOCS } from '../index/generation-view.js';
+import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
 import { ArrayPostingsList, type ArrayPostings } from './array-postings.js';
 import { Bm25fScorer, type FieldFrequencies } from './bm25f-scorer.js';
 import { BlockMaxBulkScorer, type BulkScorer } from './bulk-scorer.js';
@@ -75,15 +74,19 @@ class NoMatchWeight extends BaseWeight {
 class FieldSet {
   readonly fields: readonly string[];
   private readonly models: FieldModel[];
+  private readonly unnormalised: FieldModel[];
 
   constructor(ctx: WeightContext, field: string | undefined) {
     this.fields = field === undefined ? ctx.options.defaultFields : [field];
     this.models = this.fields.map((f) => fieldModel(ctx.options, ctx.stats, f));
+    this.unnormalised = this.models.map((m) => ({ ...m, a: 1, bOverAvg: 0 }));
   }
 
   /**
-   * Per field of the generation that has the field: `open(field)` gives the frequencies
-   * (null: none there). Empty result: nothing matches.
+   * Per field of the generation: `open(field, lengths)` gives the frequencies (null: none
+   * there). Empty result: nothing matches. A field may have postings but no lengths (the
+   * index does not keep them for keyword fields such as facets and scopes): its frequencies
+   * are then not length-normalised (b = 0) and its lengths read as 0.
    */
   open(
     view: GenerationView,
@@ -91,13 +94,22 @@ class FieldSet {
   ) {
     const out: FieldFrequencies[] = [];
     for (let i = 0; i < this.fields.length; i++) {
-      const lengths = view.fieldLengths(this.fields[i]);
-      if (lengths === null) continue;
+      const stored = view.fieldLengths(this.fields[i]);
+      const lengths = stored ?? zeroLengths(view.maxDoc);
       const postings = open(this.fields[i], lengths);
-      if (postings !== null) out.push({ postings, model: this.models[i], lengths });
+      if (postings !== null) {
+        out.push({ postings, model: stored === null ? this.unnormalised[i] : this.models[i], lengths });
+      }
     }
     return out;
   }
+}
+
+/** Shared all-zero lengths for fields without stored lengths (never written to). */
+let zeros = new Uint32Array(0);
+function zeroLengths(maxDoc: number): Uint32Array {
+  if (zeros.length < maxDoc) zeros = new Uint32Array(Math.max(maxDoc, zeros.length * 2));
+  return zeros;
 }
 
 class TermWeight extends BaseWeight {
@@ -159,6 +171,14 @@ class PhraseWeight extends BaseWeight {
     return fields.length === 0 ? null : new Bm25fScorer(fields, this.sat);
   }
 }
+
+/**
+ * Scratch space of prefix unions, indexed by docId and kept between queries: the executor
+ * is synchronous, so one pair serves every query without allocating maxDoc-sized arrays.
+ * Invariant: prefixTf is all zeros outside a union.
+ */
+let prefixTf = new Int32Array(0);
+let prefixTouched = new Int32Array(0);
 
 /**
  * A prefix is one pseudo-term: per field, the union of its expansions' postings with their
@@ -228,14 +248,6 @@ class PrefixWeight extends BaseWeight {
     }
   }
 }
-
-/**
- * Scratch space of prefix unions, indexed by docId and kept between queries: the executor
- * is synchronous, so one pair serves every query without allocating maxDoc-sized arrays.
- * Invariant: prefixTf is all zeros outside a union.
- */
-let prefixTf = new Int32Array(0);
-let prefixTouched = new Int32Array(0);
 
 class MatchAllWeight extends BaseWeight {
   scorer(view: GenerationView): Scorer | null {

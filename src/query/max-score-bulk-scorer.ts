@@ -4,6 +4,15 @@ import { cannotCompete, type ExecutionCounters, type Scorer } from './scorer.js'
 import type { TopKCollector } from './top-k-collector.js';
 
 /**
+ * A partial sum and a bound may add the same non-negative numbers in different orders; the
+ * rounded results then differ by at most (n - 1) ulps relative, far below 2^-32 for any
+ * realistic number of clauses.
+ */
+const PARTIAL_SUM_SLACK = 1 + 2 ** -32;
+/** Up to this many clauses the partition sums bounds in clause order (exact, O(n^2)). */
+const EXACT_PARTITION_MAX_CLAUSES = 16;
+
+/**
  * Block-max MaxScore for a top-level disjunction (Lucene 9's MaxScoreBulkScorer idea).
  *
  * The docId space is cut into windows that end where some clause's current block ends, so
@@ -23,13 +32,6 @@ import type { TopKCollector } from './top-k-collector.js';
  * `cannotCompete`). Only the early exit on a partial sum (essential clauses first) adds in a
  * different order, so there the bound is widened by a relative 2^-32.
  */
-/**
- * A partial sum and a bound may add the same non-negative numbers in different orders; the
- * rounded results then differ by at most (n - 1) ulps relative, far below 2^-32 for any
- * realistic number of clauses.
- */
-const PARTIAL_SUM_SLACK = 1 + 2 ** -32;
-
 export class MaxScoreBulkScorer implements BulkScorer {
   private readonly clauses: Scorer[];
   private readonly n: number;
@@ -128,17 +130,24 @@ export class MaxScoreBulkScorer implements BulkScorer {
       }
       order[j + 1] = i;
     }
-    // Each prefix summed in clause order: O(n^2), but n is the number of clauses and this
-    // runs once per window. A larger prefix only adds non-negative terms, so it never sums lower.
     const inPrefix = this.inPrefix;
     inPrefix.fill(0);
     let firstEssential = 0;
+    let acc = 0;
     for (let j = 0; j < n; j++) {
-      inPrefix[order[j]] = 1;
-      let acc = 0;
-      for (let i = 0; i < n; i++) if (inPrefix[i] === 1) acc += bound[i];
-      this.prefixBound[j] = acc;
-      if (firstEssential === j && cannotCompete(acc, minComp)) firstEssential = j + 1;
+      if (n <= EXACT_PARTITION_MAX_CLAUSES) {
+        // Each prefix summed in clause order, like the scores: O(n^2) per window, for few
+        // clauses. A larger prefix only adds non-negative terms, so it never sums lower.
+        inPrefix[order[j]] = 1;
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (inPrefix[i] === 1) sum += bound[i];
+        this.prefixBound[j] = sum;
+      } else {
+        // Many clauses: bound order, widened for the different order (ties are not skipped).
+        acc += bound[order[j]];
+        this.prefixBound[j] = acc * PARTIAL_SUM_SLACK;
+      }
+      if (firstEssential === j && cannotCompete(this.prefixBound[j], minComp)) firstEssential = j + 1;
     }
     return firstEssential;
   }

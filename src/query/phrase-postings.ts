@@ -20,6 +20,7 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   /** For each phrase slot: which iterator, and its relative position. */
   private readonly slotIt: Int32Array;
   private readonly slotOffset: Int32Array;
+  private readonly termPositions: Int32Array[];
   private readonly slotPositions: Int32Array[];
   private readonly pointers: Int32Array;
   private doc = -1;
@@ -42,6 +43,7 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     this.its = order.map((i) => uniquePostings[i]);
     this.slotIt = Int32Array.from(slotTerm, (t) => rank[t]);
     this.slotOffset = Int32Array.from(offsets);
+    this.termPositions = this.its.map(() => new Int32Array(0));
     this.slotPositions = slotTerm.map(() => new Int32Array(0));
     this.pointers = new Int32Array(slotTerm.length);
     this.ratioIts = this.its.map(freqRatioImpacts);
@@ -102,9 +104,12 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   /** Occurrences in the current document: one merge pass over the positions of every slot. */
   private countOccurrences(): number {
     const m = this.slotIt.length;
+    // Once per distinct term: a reader may decode positions as it goes (a second call in the
+    // same document is not guaranteed to repeat them), and a repeated term shares its list.
+    for (let u = 0; u < this.its.length; u++) this.termPositions[u] = this.its[u].positions();
     const positions = this.slotPositions;
     for (let j = 0; j < m; j++) {
-      positions[j] = this.its[this.slotIt[j]].positions();
+      positions[j] = this.termPositions[this.slotIt[j]];
       this.pointers[j] = 0;
     }
     const first = positions[0];

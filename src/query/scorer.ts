@@ -61,7 +61,8 @@ export interface ExecutionCounters {
  * rounded addition, multiplication by a non-negative number and the saturation form of
  * `Saturation` are monotone, so the rounded bound is >= the rounded score. Scorers keep that
  * discipline (a disjunction sums its clauses in clause order, never in heap order); where
- * they cannot (MaxScore's partial sums), they widen their bounds themselves.
+ * they cannot (MaxScore's partial sums, the frequency-ratio bound of `Bm25fScorer`), they
+ * widen their bounds themselves.
  */
 export function cannotCompete(bound: number, minCompetitiveScore: number): boolean {
   return bound <= minCompetitiveScore;

@@ -20,18 +20,20 @@ export class TopKCollector {
   private readonly pruningAllowed: boolean;
   private pruning = false;
   private size = 0;
-  private readonly scores: Float64Array;
-  private readonly gens: Int32Array;
-  private readonly docs: Int32Array;
+  // Grown on demand: k may be far larger than the number of matches.
+  private scores: Float64Array;
+  private gens: Int32Array;
+  private docs: Int32Array;
   private minScore = -Infinity;
 
   constructor(k: number, totalHitsThreshold: number, pruningAllowed: boolean) {
     this.k = k;
     this.threshold = totalHitsThreshold;
     this.pruningAllowed = pruningAllowed;
-    this.scores = new Float64Array(k);
-    this.gens = new Int32Array(k);
-    this.docs = new Int32Array(k);
+    const initial = Math.min(k, 64);
+    this.scores = new Float64Array(initial);
+    this.gens = new Int32Array(initial);
+    this.docs = new Int32Array(initial);
   }
 
   /** A document whose score is not strictly above this cannot enter: -Infinity until pruning starts. */
@@ -88,6 +90,18 @@ export class TopKCollector {
   }
 
   private push(doc: number, score: number): void {
+    if (this.size === this.scores.length) {
+      const capacity = Math.min(this.k, this.size * 2);
+      const scores = new Float64Array(capacity);
+      scores.set(this.scores);
+      this.scores = scores;
+      const gens = new Int32Array(capacity);
+      gens.set(this.gens);
+      this.gens = gens;
+      const docs = new Int32Array(capacity);
+      docs.set(this.docs);
+      this.docs = docs;
+    }
     let i = this.size++;
     this.scores[i] = score;
     this.gens[i] = this.generationIndex;

@@ -290,6 +290,12 @@ describe('executeQuery: killed documents and counting', () => {
     assert.deepEqual([all.totalHits, all.totalHitsExact], [25, true]);
   });
 
+  it('accepts a k far above the number of matches', () => {
+    const gen = new MemoryGeneration(docs);
+    const r = run(gen, term('odd'), { k: 1_000_000_000 });
+    assert.deepEqual([r.hits.length, r.totalHits, r.totalHitsExact], [25, 25, true]);
+  });
+
   it('k = 0 counts without returning hits', () => {
     const gen = new MemoryGeneration(docs);
     const r = run(gen, term('odd'), { k: 0 });
@@ -341,6 +347,33 @@ describe('executeQuery: prefix expansion limit', () => {
     const r = run(gen, { kind: 'prefix', prefix: 'p' }, { k: 1000 });
     assert.equal(r.totalHits, 512);
     assert.ok(r.hits.every((h) => Number(docs[h.docId].fields.body[0].slice(1)) < 256));
+  });
+});
+
+describe('executeQuery: fields without lengths', () => {
+  // Keyword fields (facets, scopes) may be indexed without lengths: fieldLengths is null.
+  const gen = new MemoryGeneration(
+    [
+      { fields: { body: ['apple', 'pie'], scope: ['news'] } },
+      { fields: { body: ['apple'], scope: ['blog', 'news', 'news', 'x', 'y', 'z'] } },
+      { fields: { body: ['pear'], scope: ['news'] } },
+    ],
+    { withoutLengths: ['scope'] },
+  );
+
+  it('still match, as filters and as scored clauses', () => {
+    assert.equal(gen.fieldLengths('scope'), null);
+    const filtered: Query = { kind: 'bool', must: [term('apple')], filter: [term('news', 'scope')] };
+    assert.deepEqual(docIds(gen, filtered), [0, 1]);
+    assert.deepEqual(docIds(gen, { kind: 'prefix', prefix: 'ne', field: 'scope' }), [0, 1, 2]);
+  });
+
+  it('score without length normalisation (b = 0)', () => {
+    // df 3 of N 3 → idf ln(1 + 0.5/3.5); doc 1: tf 2, not normalised: S = 2, despite length 6.
+    const byDoc = new Map(run(gen, term('news', 'scope')).hits.map((h) => [h.docId, h.score]));
+    const idf = Math.log(1 + 0.5 / 3.5);
+    assert.ok(Math.abs(byDoc.get(1)! - (idf * 2 * 2.2) / (1.2 + 2)) < 1e-12);
+    assert.ok(Math.abs(byDoc.get(0)! - (idf * 1 * 2.2) / (1.2 + 1)) < 1e-12);
   });
 });
 

@@ -266,6 +266,35 @@ describe('executor properties on random corpora', () => {
     );
   });
 
+  it('MaxScore stays exact with many clauses', () => {
+    const many = fc.record({
+      kind: fc.constant('bool' as const),
+      should: fc.array(
+        fc.record({ kind: fc.constant('term' as const), field: fieldArb, term: fc.constantFrom(...TERMS) }),
+        { minLength: 14, maxLength: 24 },
+      ),
+      coordBoost: fc.constantFrom(0, 0.5),
+    }) as fc.Arbitrary<Query>;
+    fc.assert(
+      fc.property(
+        fc.array(bigGen, { minLength: 1, maxLength: 2 }),
+        many,
+        fc.integer({ min: 1, max: 8 }),
+        (corpus, query, k) => {
+          const { views, naive } = build(corpus);
+          const pruned = executeQuery(views, query, { k, totalHitsThreshold: 0 });
+          assertValidTopK(pruned.hits, naiveSearch(naive, query), k);
+          const total = corpus.reduce((s, g) => s + g.docs.length, 0);
+          assert.deepEqual(
+            pruned.hits,
+            executeQuery(views, query, { k: total, exhaustive: true }).hits.slice(0, k),
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it('block-max pruning stays exact on nested clauses of larger generations', () => {
     // Required + optional clauses, minShouldMatch > 1, phrases and filters under pruning.
     const clause = fc.oneof(

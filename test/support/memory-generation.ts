@@ -23,6 +23,8 @@ export interface MemoryGenerationOptions {
    * own lists (default true); false serves the bare `PostingsIterator` contract.
    */
   freqRatios?: boolean;
+  /** Fields indexed without lengths (like keyword fields on disk): `fieldLengths` is null for them. */
+  withoutLengths?: string[];
 }
 
 interface TermPostings {
@@ -42,6 +44,7 @@ export class MemoryGeneration implements GenerationView {
   readonly killedCount: number;
   readonly blockSize: number;
   private readonly freqRatios: boolean;
+  private readonly withoutLengths: Set<string>;
   private readonly killed: Uint8Array;
   private readonly lengths = new Map<string, Uint32Array>();
   private readonly postingsByField = new Map<string, Map<string, TermPostings>>();
@@ -53,6 +56,7 @@ export class MemoryGeneration implements GenerationView {
     this.maxDoc = docs.length;
     this.blockSize = options.blockSize ?? 128;
     this.freqRatios = options.freqRatios ?? true;
+    this.withoutLengths = new Set(options.withoutLengths ?? []);
     this.killed = new Uint8Array(docs.length);
     let killedCount = 0;
     for (const d of options.killed ?? []) {
@@ -109,7 +113,8 @@ export class MemoryGeneration implements GenerationView {
     });
     for (const [field, byTerm] of build) {
       const out = new Map<string, TermPostings>();
-      const lengths = this.lengths.get(field)!;
+      // Without lengths the lists have no length data either (as on disk).
+      const lengths = this.withoutLengths.has(field) ? null : this.lengths.get(field)!;
       for (const [term, p] of byTerm) {
         const docIds = Int32Array.from(p.docs);
         const freqs = Int32Array.from(p.freqs);
@@ -129,9 +134,9 @@ export class MemoryGeneration implements GenerationView {
   }
 
   fieldLengths(field: string): Uint32Array | null {
-    const lengths = this.lengths.get(field);
+    if (this.withoutLengths.has(field)) return null;
     // "null when no document has it": a field present only as an empty list still counts.
-    return lengths ?? null;
+    return this.lengths.get(field) ?? null;
   }
 
   fieldStats(field: string): { sumLength: number; docCount: number } {
@@ -140,7 +145,7 @@ export class MemoryGeneration implements GenerationView {
     let docCount = 0;
     if (lengths !== undefined) {
       for (const l of lengths) {
-        sumLength += l;
+        if (!this.withoutLengths.has(field)) sumLength += l;
         if (l > 0) docCount++;
       }
     }
@@ -182,6 +187,7 @@ export class MemoryGeneration implements GenerationView {
 /** Postings that enforce the {@link PostingsIterator} contract. */
 class CheckedPostings extends ArrayPostings {
   private lastShallowTarget = -1;
+  private positionsReadFor = -1;
 
   override nextDoc(): number {
     if (this.docId() === NO_MORE_DOCS) throw new Error('nextDoc() called on an exhausted iterator');
@@ -201,6 +207,17 @@ class CheckedPostings extends ArrayPostings {
     }
     this.lastShallowTarget = target;
     return super.advanceShallow(target);
+  }
+
+  /**
+   * At most once per document: the on-disk reader decodes positions as it goes, so a second
+   * call in the same document would not return them again.
+   */
+  override positions(): Int32Array {
+    const d = this.docId();
+    if (d === this.positionsReadFor) throw new Error(`positions() called twice on document ${d}`);
+    this.positionsReadFor = d;
+    return super.positions();
   }
 
   override freq(): number {
