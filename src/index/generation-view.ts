@@ -21,7 +21,10 @@ export interface PostingsIterator {
   advance(target: number): number;
   /** Term frequency in the current document. */
   freq(): number;
-  /** Positions in the current document, ascending. Only for iterators opened with positions. */
+  /**
+   * Positions in the current document, ascending. Only for iterators opened with positions.
+   * May be called more than once per document; the array is valid until the iterator moves.
+   */
   positions(): Int32Array;
   /**
    * Block-max support. Makes the block containing `target` (or the first block after it)
@@ -33,6 +36,20 @@ export interface PostingsIterator {
   blockMaxFreq(): number;
   /** Smallest field length among documents of the current shallow block. */
   blockMinLength(): number;
+}
+
+/**
+ * Optional block-max data beyond {@link PostingsIterator}: the largest `freq / field length`
+ * of the documents. `blockMaxFreq` and `blockMinLength` usually come from different
+ * documents, and together they overstate a block's best score for common terms; the ratio
+ * caps frequency and shortness together. Values round up (they are upper bounds).
+ * Contract: freq <= field length always holds (lengths count indexed tokens).
+ */
+export interface FreqRatioImpacts {
+  /** Largest freq / field length over the whole list (Infinity: unknown). */
+  readonly maxFreqRatio: number;
+  /** Largest freq / field length among documents of the current shallow block (Infinity: unknown). */
+  blockMaxFreqRatio(): number;
 }
 
 export interface GenerationView {

@@ -1,4 +1,4 @@
-import { NO_MORE_DOCS, type PostingsIterator } from '../generation-view.js';
+import { NO_MORE_DOCS, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
@@ -9,10 +9,11 @@ const EMPTY_POSITIONS = new Int32Array(0);
  * region of the term is read once; blocks are decoded on demand, so advancing past whole
  * blocks (dynamic pruning) costs no decoding.
  */
-export class BlockPostingsIterator implements PostingsIterator {
+export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts {
   readonly docFreq: number;
   readonly maxFreq: number;
   readonly minLength: number;
+  readonly maxFreqRatio: number;
 
   private readonly bytes: Uint8Array;
   private readonly blockCount: number;
@@ -22,6 +23,7 @@ export class BlockPostingsIterator implements PostingsIterator {
   private readonly blockPosLength: Int32Array;
   private readonly blockMaxFreqs: Int32Array;
   private readonly blockMinLengths: Int32Array;
+  private readonly blockMaxRatios: Float32Array;
 
   private readonly docs = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly freqs = new Int32Array(POSTINGS_BLOCK_SIZE);
@@ -35,6 +37,8 @@ export class BlockPostingsIterator implements PostingsIterator {
   private positionCursor = 0;
   private positionDoc = 0;
   private positionBuffer = new Int32Array(16);
+  /** Index in the block whose positions are in positionBuffer (-1: none). */
+  private positionsOfDoc = -1;
 
   constructor(
     bytes: Uint8Array,
@@ -58,8 +62,15 @@ export class BlockPostingsIterator implements PostingsIterator {
       } while (b >= 0x80);
       return value;
     };
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const readFloat32 = (): number => {
+      const value = view.getFloat32(at, true);
+      at += 4;
+      return value;
+    };
     this.maxFreq = read();
     this.minLength = read();
+    this.maxFreqRatio = readFloat32();
     const blocks = Math.ceil(docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCount = blocks;
     this.blockLastDoc = new Int32Array(blocks);
@@ -68,7 +79,9 @@ export class BlockPostingsIterator implements PostingsIterator {
     this.blockPosLength = new Int32Array(blocks);
     this.blockMaxFreqs = new Int32Array(blocks);
     this.blockMinLengths = new Int32Array(blocks);
+    this.blockMaxRatios = new Float32Array(blocks);
     if (blocks === 1) {
+      this.blockMaxRatios[0] = this.maxFreqRatio;
       this.blockLastDoc[0] = NO_MORE_DOCS - 1;
       this.blockPosStart[0] = posStart;
       this.blockPosLength[0] = posLength;
@@ -78,7 +91,6 @@ export class BlockPostingsIterator implements PostingsIterator {
       this.blockByteStart[1] = bytes.length;
     } else {
       let lastDoc = -1;
-      let byteLengths = 0;
       let posAt = posStart;
       const byteLength = new Int32Array(blocks);
       for (let b = 0; b < blocks; b++) {
@@ -91,15 +103,14 @@ export class BlockPostingsIterator implements PostingsIterator {
         posAt += blockPos;
         this.blockMaxFreqs[b] = read();
         this.blockMinLengths[b] = read();
+        this.blockMaxRatios[b] = readFloat32();
       }
       let start = at;
       for (let b = 0; b < blocks; b++) {
         this.blockByteStart[b] = start;
         start += byteLength[b]!;
-        byteLengths += byteLength[b]!;
       }
       this.blockByteStart[blocks] = start;
-      void byteLengths;
     }
   }
 
@@ -154,6 +165,10 @@ export class BlockPostingsIterator implements PostingsIterator {
     return this.shallowBlock < this.blockCount ? this.blockMaxFreqs[this.shallowBlock]! : 0;
   }
 
+  blockMaxFreqRatio(): number {
+    return this.shallowBlock < this.blockCount ? this.blockMaxRatios[this.shallowBlock]! : 0;
+  }
+
   blockMinLength(): number {
     return this.shallowBlock < this.blockCount ? this.blockMinLengths[this.shallowBlock]! : 0x7fffffff;
   }
@@ -167,6 +182,7 @@ export class BlockPostingsIterator implements PostingsIterator {
       this.positionDoc = 0;
     }
     const bytes = this.positionBytes;
+    if (this.positionDoc === this.index + 1 && this.positionsOfDoc === this.index) return this.positionBuffer.subarray(0, this.freqs[this.index]!);
     let at = this.positionCursor;
     // Skip the positions of the documents of this block that were passed over.
     for (; this.positionDoc < this.index; this.positionDoc++) {
@@ -190,12 +206,14 @@ export class BlockPostingsIterator implements PostingsIterator {
     }
     this.positionCursor = at;
     this.positionDoc = this.index + 1;
+    this.positionsOfDoc = this.index;
     return out.subarray(0, freq);
   }
 
   private loadBlock(block: number): void {
     this.block = block;
     this.positionBytes = null;
+    this.positionsOfDoc = -1;
     const bytes = this.bytes;
     let at = this.blockByteStart[block]!;
     const remaining = this.docFreq - block * POSTINGS_BLOCK_SIZE;

@@ -135,6 +135,7 @@ class PostingsWriter {
     const blocks = Math.ceil(count / POSTINGS_BLOCK_SIZE);
     let maxFreq = 0;
     let minLength = 0x7fffffff;
+    let maxRatio = 0;
     const out = this.docBuffer;
     const skip = this.skipBuffer;
     const blockBytes = this.blockBuffer;
@@ -150,6 +151,7 @@ class PostingsWriter {
       const posBlockStart = this.posBuffer.length;
       let blockMaxFreq = 0;
       let blockMinLength = 0x7fffffff;
+      let blockMaxRatio = 0;
       const previousLastDoc = lastDoc;
       for (let i = from; i < to; i++) {
         const doc = docs[i]!;
@@ -164,6 +166,8 @@ class PostingsWriter {
         if (freq > blockMaxFreq) blockMaxFreq = freq;
         const length = lengths === null ? 1 : lengths[doc]!;
         if (length < blockMinLength) blockMinLength = length;
+        const ratio = freq / Math.max(1, length);
+        if (ratio > blockMaxRatio) blockMaxRatio = ratio;
         if (positions !== null) {
           let previous = 0;
           for (let p = 0; p < freq; p++) {
@@ -175,14 +179,17 @@ class PostingsWriter {
       }
       if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
       if (blockMinLength < minLength) minLength = blockMinLength;
+      if (blockMaxRatio > maxRatio) maxRatio = blockMaxRatio;
       skip.writeVInt(lastDoc - previousLastDoc);
       skip.writeVInt(blockBytes.length - blockStart);
       skip.writeVInt(this.posBuffer.length - posBlockStart);
       skip.writeVInt(blockMaxFreq);
       skip.writeVInt(blockMinLength);
+      skip.writeFloat32(float32AtLeast(blockMaxRatio));
     }
     out.writeVInt(maxFreq);
     out.writeVInt(minLength);
+    out.writeFloat32(float32AtLeast(maxRatio));
     if (blocks > 1) out.writeBytes(skip.view0());
     out.writeBytes(blockBytes.view0());
     this.docOut.write(out.view0());
@@ -285,6 +292,16 @@ class TermDictionaryWriter {
     this.block.reset();
     this.blockTerms = 0;
   }
+}
+
+const F32 = new Float32Array(1);
+const F32_BITS = new Uint32Array(F32.buffer);
+
+/** The smallest float32 >= value (block-max ratios are upper bounds: they round up, never down). */
+function float32AtLeast(value: number): number {
+  F32[0] = value;
+  if (F32[0]! < value) F32_BITS[0]!++;
+  return F32[0]!;
 }
 
 function commonPrefixLength(a: string, b: string): number {

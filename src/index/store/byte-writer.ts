@@ -64,6 +64,12 @@ export class ByteWriter {
     this.length += 4;
   }
 
+  writeFloat32(value: number): void {
+    if (this.length + 4 > this.bytes.length) this.grow(4);
+    this.view.setFloat32(this.length, value, true);
+    this.length += 4;
+  }
+
   writeFloat64(value: number): void {
     if (this.length + 8 > this.bytes.length) this.grow(8);
     this.view.setFloat64(this.length, value, true);
