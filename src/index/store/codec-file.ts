@@ -83,10 +83,16 @@ export interface OpenedCodecFile {
  * where its body lies. Reading every byte once at open is the price of detecting a
  * corrupted live index before it answers wrong results.
  */
-export function openCodecFile(dir: Directory, name: string, codec: string, maxVersion: number): OpenedCodecFile {
+export function openCodecFile(
+  dir: Directory,
+  name: string,
+  codec: string,
+  maxVersion: number,
+  options: { inMemoryUpTo?: number } = {},
+): OpenedCodecFile {
   let input: IndexInput;
   try {
-    input = dir.openInput(name);
+    input = dir.fileLength(name) <= (options.inMemoryUpTo ?? -1) ? memoryInput(name, dir.readFile(name)) : dir.openInput(name);
   } catch (error) {
     throw new CorruptIndexError(name, `cannot open: ${(error as Error).message}`, { cause: error });
   }
@@ -143,4 +149,22 @@ function verifyChecksum(name: string, input: IndexInput): void {
   if (expected !== crc) {
     throw new CorruptIndexError(name, `checksum mismatch (stored ${expected.toString(16)}, computed ${crc.toString(16)})`);
   }
+}
+
+/**
+ * A file held in memory: reads are views, not copies (hot postings are read on every query;
+ * syscalls and copies dominated query time when they were read with pread).
+ */
+function memoryInput(name: string, bytes: Uint8Array): IndexInput {
+  return {
+    name,
+    length: bytes.length,
+    read(offset: number, length: number) {
+      if (offset < 0 || offset + length > bytes.length) {
+        throw new RangeError(`read past end of ${name}: ${offset}+${length} > ${bytes.length}`);
+      }
+      return bytes.subarray(offset, offset + length);
+    },
+    close() {},
+  };
 }
