@@ -25,11 +25,29 @@ export interface PushedDocument {
 }
 
 /**
- * Turns a filtered pushed document into what the engine indexes, applying the metadata
- * mapping (metamap.cfg, xml.cfg), gscopes and query-independent evidence. Pure: the same
- * input and settings always give the same document (RE_INDEX relies on it).
+ * Ranking evidence about a document that comes from elsewhere (links from other documents,
+ * clicks of users), kept by the evidence store (`src/search/evidence/`), not in the pushed
+ * content. The mapper adds it as it is: fields (anchor text `k`, click queries `K`),
+ * numbers (`$clicks`) and stored values (the evidence fingerprint).
  */
-export function mapDocument(doc: PushedDocument, filtered: FilteredDocument, settings: CollectionSettings): DocumentInput {
+export interface DocumentEvidence {
+  fields: Record<string, string[]>;
+  numbers: Record<string, number>;
+  stored: StoredRecord;
+}
+
+/**
+ * Turns a filtered pushed document into what the engine indexes, applying the metadata
+ * mapping (metamap.cfg, xml.cfg), gscopes and query-independent evidence, plus the
+ * document's ranking evidence when given. Pure: the same input, settings and evidence always
+ * give the same document (RE_INDEX relies on it).
+ */
+export function mapDocument(
+  doc: PushedDocument,
+  filtered: FilteredDocument,
+  settings: CollectionSettings,
+  evidence?: DocumentEvidence,
+): DocumentInput {
   const classes = new Map<string, string[]>();
   const add = (className: string, values: readonly string[]) => {
     if (values.length === 0) return;
@@ -91,6 +109,12 @@ export function mapDocument(doc: PushedDocument, filtered: FilteredDocument, set
   if (doc.filters !== undefined) stored[STORED.filters] = doc.filters;
   const date = classes.get('d')?.[0];
   if (date !== undefined) stored[STORED.date] = date;
+  // Evidence goes last: its classes (k, K) are reserved for the engine, never mapped from content.
+  if (evidence !== undefined) {
+    Object.assign(fields, evidence.fields);
+    Object.assign(numbers, evidence.numbers);
+    Object.assign(stored, evidence.stored);
+  }
   return { key: doc.key, fields, numbers, stored };
 }
 

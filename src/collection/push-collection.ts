@@ -202,7 +202,8 @@ export class PushCollection {
       const journalFolder = this.home.journalFolder(this.name);
       journal = await FileJournal.open(journalFolder, { firstSeq: index.lastCommit.journalSeq + 1 });
       const openedIndex = index;
-      let current: Runtime | undefined;
+      // The host's restage and commit run only after the runtime below exists.
+      const owner: { runtime?: Runtime } = {};
       // Opened before the replay below, so that replayed documents are mapped with their evidence.
       const evidence = CollectionEvidence.open({
         folder: join(this.home.collectionDataFolder(this.name), 'evidence'),
@@ -215,9 +216,10 @@ export class PushCollection {
           stagedDocument: (key) => openedIndex.stagedDocument(key),
           lastManifest: () => openedIndex.lastCommit.manifest,
           guardWrite: () => this.guardWrite(),
-          restage: (key, record) => this.applyChange(current!, changeFromStored(key, record), 'evidence'),
+          ready: () => openedIndex.ready(),
+          restage: (key, record) => this.applyChange(owner.runtime!, changeFromStored(key, record), 'evidence'),
           commit: async () => {
-            await this.commitNow(current!);
+            await this.commitNow(owner.runtime!);
           },
         },
       });
@@ -232,7 +234,7 @@ export class PushCollection {
         reindexTouched: undefined,
         evidence,
       };
-      current = runtime;
+      owner.runtime = runtime;
       if (this.wasRestored(index)) {
         // A snapshot was copied over live/: the journal's changes belong to the replaced index.
         this.log.warn({ collection: this.name, manifest: index.lastCommit.manifest }, 'live index restored from a snapshot; staged changes discarded');

@@ -38,7 +38,10 @@ export const DEFAULT_SCORING: Readonly<ScoringOptions> = Object.freeze({
   fields: Object.freeze({
     body: Object.freeze({ weight: 1, b: 0.75 }),
     t: Object.freeze({ weight: 2.5, b: 0.4 }),
-    k: Object.freeze({ weight: 1.5, b: 0.3 }),
+    // Anchor text and click queries are sparse (most documents have none): averaging their
+    // length over every document would crush them, so they are not length-normalised.
+    k: Object.freeze({ weight: 1.5, b: 0 }),
+    K: Object.freeze({ weight: 2, b: 0 }),
   }),
   defaultFields: Object.freeze(['body', 't', 'k']) as string[],
 });

@@ -158,7 +158,7 @@ export class SearchService {
     const isMeta = members.length !== 1 || members[0]!.name !== params.collection;
     const scoring = scoringFor(own, isMeta);
     const qieWeight = Number(own.config.queryProcessorFlags.get('qie_weight') ?? '2');
-    const clickWeight = Number(own.config.queryProcessorFlags.get('click_weight') ?? '1');
+    const clickWeight = Number(own.config.queryProcessorFlags.get('click_weight') ?? '0.5');
     const schema = new Schema(indexSchemaFor(members[0]?.settings ?? own));
     const analyzerFor = (field: string | undefined) => schema.analyzerFor(field ?? 'body');
     const probe = parseQuery(params.query, { analyzerFor, coordBoost: 0 });
@@ -232,7 +232,8 @@ export class SearchService {
         title: (record[STORED.title] as string | undefined) || key,
         liveUrl: key,
         displayUrl: key.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''),
-        clickTrackingUrl: this.clickTrackingUrl(params.collection, key, rank, params.query),
+        // Clicks are logged under the result's own collection (a meta collection has no documents).
+        clickTrackingUrl: this.clickTrackingUrl(member.name, key, rank, params.query),
         summary: buildSummary((record[STORED.text] as string | undefined) ?? '', summaryAnalyzer, queryTerms),
         listMetadata: JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<string, string[]>,
         collection: member.name,

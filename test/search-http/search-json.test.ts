@@ -339,11 +339,11 @@ describe('a meta collection over two push collections', () => {
       results.map((r) => r.rank),
       [1, 2],
     );
-    // Clicks are logged for the collection that was searched.
+    // Clicks are logged under the result's own collection: its click evidence lives there.
     for (const result of results) {
       assert.equal(
         new URL(result.clickTrackingUrl, 'http://localhost').searchParams.get('collection'),
-        'both',
+        result.collection,
       );
     }
     const single = await searchJson(t.app, { collection: 'both', query: 'beacons' });

@@ -26,6 +26,8 @@ export interface EvidenceHost {
   stagedDocument(key: string): StoredRecord | null | undefined;
   /** Stages the document again from its stored record, filtered and mapped with today's evidence. */
   restage(key: string, record: StoredRecord): void;
+  /** Resolves when the index can take more staged documents (indexing backpressure). */
+  ready(): Promise<void>;
   /** Commits what is staged. */
   commit(): Promise<void>;
   /** Throws while writes are refused (upgrade preparation). */
@@ -110,8 +112,9 @@ interface ClicksFileBody extends ClickStoreData {
  * **When it runs**: never on the PUT path. The collection tells it which keys each commit
  * changed; `updateDelayMs` after a commit (commits in between share the run) one job reads
  * those documents' links, finds the targets whose anchor text changed, stages them again
- * with the new `k` field and commits. Click logs are processed every `clickIntervalMs` and
- * on demand. Jobs run one at a time, yield to the event loop every {@link BATCH} documents,
+ * with the new `k` field and commits (unless a client has changes staged: those are never
+ * made searchable by this commit; the documents then go live with the client's next commit).
+ * Click logs are processed every `clickIntervalMs` and on demand. Jobs run one at a time, yield to the event loop every {@link BATCH} documents,
  * and re-index only documents whose evidence fingerprint differs from the one they were
  * indexed with. Every put consults the store ({@link documentEvidence}), so a client that
  * pushes a document again keeps its evidence.
@@ -122,8 +125,10 @@ export class CollectionEvidence {
   private readonly files: ClickLogFiles;
   /** Keys changed by clients since the last commit started. */
   private staged = new Set<string>();
-  /** Keys of commits in flight, by batch. */
-  private readonly committing = new Map<number, Set<string>>();
+  /** Keys of commits in flight, by batch: client changes, and documents the store staged again. */
+  private readonly committing = new Map<number, { client: Set<string>; restaged: Set<string> }>();
+  /** Documents the store staged again (not journaled) that no commit has taken yet: still pending. */
+  private restaged = new Set<string>();
   /** Keys committed whose links are not yet in the graph. */
   private readonly changed = new Set<string>();
   /** Documents whose evidence may differ from what they were indexed with. */
@@ -208,8 +213,9 @@ export class CollectionEvidence {
   /** Called right before the index commits: the keys staged so far are in that commit. */
   beforeCommit(): number {
     const batch = ++this.nextBatch;
-    this.committing.set(batch, this.staged);
+    this.committing.set(batch, { client: this.staged, restaged: this.restaged });
     this.staged = new Set();
+    this.restaged = new Set();
     return batch;
   }
 
@@ -217,8 +223,14 @@ export class CollectionEvidence {
   afterCommit(batch: number, committed: boolean): void {
     const keys = this.committing.get(batch);
     this.committing.delete(batch);
-    if (keys === undefined || keys.size === 0) return;
-    for (const key of keys) (committed ? this.changed : this.staged).add(key);
+    if (keys === undefined) return;
+    // A failed commit leaves its changes staged for the next one.
+    for (const key of keys.restaged) {
+      if (committed) this.pending.delete(key);
+      else this.restaged.add(key);
+    }
+    if (keys.client.size === 0) return;
+    for (const key of keys.client) (committed ? this.changed : this.staged).add(key);
     if (committed) this.scheduleUpdate(this.options.updateDelayMs);
   }
 
@@ -389,6 +401,11 @@ export class CollectionEvidence {
    * indexed with, then commits. The current version of each is read right before it is
    * staged (in the same synchronous step), so a client's newer version is never overwritten
    * by an older one: a staged client put is re-mapped itself, a staged delete is left alone.
+   *
+   * The commit happens only when no client change is staged: evidence never makes a
+   * client's staged changes searchable before the client (or its auto-commit) commits them.
+   * Otherwise the re-indexed documents go live with that next commit; until then they stay
+   * pending (they are not journaled: after a stop they are staged again).
    */
   private async reindexPending(): Promise<number> {
     if (this.pending.size === 0 || this.closed) return 0;
@@ -408,6 +425,7 @@ export class CollectionEvidence {
             const expected = this.documentEvidence(key)?.stored[EVIDENCE_STORED_FIELD];
             if (record[EVIDENCE_STORED_FIELD] !== expected) {
               this.host.restage(key, record);
+              this.restaged.add(key);
               restaged++;
             }
           }
@@ -417,11 +435,11 @@ export class CollectionEvidence {
         searcher.release();
       }
       await yieldToEventLoop();
+      await this.host.ready();
     }
-    // Pending until committed: a failed commit leaves them for the next run.
-    if (restaged > 0) await this.host.commit();
-    for (const key of done) this.pending.delete(key);
+    for (const key of done) if (!this.restaged.has(key)) this.pending.delete(key);
     this.counters.TotDocumentsReindexed += restaged;
+    if (restaged > 0 && this.staged.size === 0) await this.host.commit();
     return restaged;
   }
 
@@ -553,6 +571,8 @@ export class CollectionEvidence {
   }
 
   private logError(message: string, error: Error): void {
+    // Writes are refused on purpose while the installation prepares for an upgrade: the work waits.
+    if ((error as { code?: string }).code === 'UPGRADE_PREPARING') return;
     this.log.error({ collection: this.collection, err: { message: error.message, code: (error as { code?: string }).code } }, message);
   }
 }

@@ -128,7 +128,7 @@ export class LinkGraph {
       const bySource = this.inbound.get(raw);
       if (bySource === undefined) continue;
       for (const [source, texts] of bySource) {
-        if (source === target || this.resolve(source) === target) continue;
+        if (source === target) continue;
         for (const text of texts) out.push({ source, text });
       }
     }

@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { evidenceHome, type EvidenceHome } from './helpers.js';
+
+// Anchor text end to end: pages pushed as HTML, their links turned into class `k` evidence
+// of the pages they point at, ranking through the search service.
+
+const TARGET = 'https://example.org/guides/auth';
+const RIVAL = 'https://example.org/blog/kerberos';
+
+let env: EvidenceHome;
+
+/** The target says nothing about Kerberos tutorials itself; the rival does, once. */
+async function pushCorpus(): Promise<void> {
+  await env.putPage(TARGET, 'Authentication guide', '<p>Setting up single sign-on for the network services of the campus.</p>');
+  await env.putPage(
+    RIVAL,
+    'Notes',
+    '<p>A kerberos tutorial for beginners: it explains tickets, realms and the key distribution centre.</p>',
+  );
+  for (const n of [1, 2, 3]) {
+    await env.putPage(
+      `https://example.org/pages/${n}`,
+      `Page ${n}`,
+      `<p>Other documentation about printers, mail and storage quotas (part ${n}).</p>` +
+        `<p>Before logging in, read the <a href="/guides/auth#start">kerberos tutorial</a>.</p>`,
+    );
+  }
+  await env.collection().commit();
+  await env.collection().updateEvidence();
+}
+
+describe('anchor text', () => {
+  beforeEach(() => {
+    env = evidenceHome();
+  });
+  afterEach(async () => {
+    await env.close();
+  });
+
+  it('ranks the page other pages link to as "kerberos tutorial" first, with -anniemode=3 only', async () => {
+    await pushCorpus();
+    const on = await env.keys('kerberos tutorial');
+    assert.equal(on[0], TARGET, `with anchor text: ${on.join(', ')}`);
+
+    env.config(['query_processor_options=-anniemode=0']);
+    const off = await env.keys('kerberos tutorial');
+    assert.notEqual(off[0], TARGET, `without anchor text: ${off.join(', ')}`);
+    assert.equal(off[0], RIVAL);
+  });
+
+  it('is on by default and searchable as class k', async () => {
+    await pushCorpus();
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
+  });
+
+  it('credits a link to a redirect to the redirect target', async () => {
+    const target = 'https://example.org/new/zebra';
+    const old = 'https://example.org/old/zebra';
+    await env.putPage(target, 'Animals', '<p>Stripes and savannah.</p>');
+    await env.collection().putRedirect(old, target);
+    await env.putPage('https://example.org/links', 'Links', '<p>Read the <a href="../old/zebra">zebra manual</a>.</p>');
+    await env.putPage('https://example.org/links2', 'Links 2', '<p>Also the <a href="https://example.org/old/./zebra">zebra manual</a> again.</p>');
+    await env.collection().commit();
+    await env.collection().updateEvidence();
+    const keys = await env.keys('zebra manual');
+    assert.equal(keys[0], target);
+    assert.ok(!keys.includes(old), 'a redirect is never a result');
+
+    // The redirect removed: the links point at a key that is no document, and the target loses their text.
+    await env.collection().deleteDocument(old);
+    await env.collection().commit();
+    await env.collection().updateEvidence();
+    assert.ok(!(await env.keys('k:zebra')).includes(target));
+  });
+
+  it('drops the anchor text of a linking page when that page is deleted', async () => {
+    await pushCorpus();
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
+    await env.collection().deleteDocument('https://example.org/pages/1');
+    await env.collection().deleteDocument('https://example.org/pages/2');
+    await env.collection().commit();
+    const update = await env.collection().updateEvidence();
+    assert.equal(update.documentsRead, 2);
+    assert.equal(update.documentsUpdated, 1, 'only the target is indexed again');
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET], 'page 3 still links to it');
+    await env.collection().deleteDocument('https://example.org/pages/3');
+    await env.collection().commit();
+    await env.collection().updateEvidence();
+    assert.deepEqual(await env.keys('k:kerberos'), []);
+    assert.notEqual((await env.keys('kerberos tutorial'))[0], TARGET);
+  });
+
+  it('follows a changed link: the old target loses the text, the new one gains it', async () => {
+    await pushCorpus();
+    await env.putPage('https://example.org/pages/1', 'Page 1', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
+    await env.putPage('https://example.org/pages/2', 'Page 2', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
+    await env.putPage('https://example.org/pages/3', 'Page 3', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
+    await env.collection().commit();
+    const update = await env.collection().updateEvidence();
+    assert.equal(update.documentsUpdated, 2, 'the old target and the new one');
+    assert.deepEqual(await env.keys('k:kerberos'), [RIVAL]);
+    assert.equal((await env.keys('kerberos tutorial'))[0], RIVAL);
+  });
+
+  it('keeps the evidence when a client pushes the target again', async () => {
+    await pushCorpus();
+    await env.putPage(TARGET, 'Authentication guide', '<p>Setting up single sign-on, second edition.</p>');
+    await env.collection().commit();
+    // No evidence update ran: the put itself was mapped with the stored anchor text.
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
+    const update = await env.collection().updateEvidence();
+    assert.equal(update.documentsUpdated, 0, 'nothing left to re-index');
+  });
+
+  it('gives a page pushed after the pages linking to it their anchor text at once', async () => {
+    await env.putPage('https://example.org/a', 'A', '<p>See the <a href="/b">quokka handbook</a>.</p>');
+    await env.collection().commit();
+    await env.collection().updateEvidence();
+    await env.putPage('https://example.org/b', 'B', '<p>Marsupials.</p>');
+    await env.collection().commit();
+    assert.deepEqual(await env.keys('k:quokka'), ['https://example.org/b']);
+  });
+
+  it('updates by itself after a commit (push.evidence.delay-seconds)', async () => {
+    env.config(['push.evidence.delay-seconds=0']);
+    await env.putPage(TARGET, 'Authentication guide', '<p>Single sign-on.</p>');
+    await env.putPage('https://example.org/pages/1', 'Page 1', '<p>Read the <a href="/guides/auth">kerberos tutorial</a>.</p>');
+    await env.collection().commit();
+    const deadline = Date.now() + 10_000;
+    while ((await env.keys('k:kerberos')).length === 0) {
+      assert.ok(Date.now() < deadline, 'the anchor text update never ran');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
+  });
+
+  it('recomputes anchor text after a restore from a snapshot (snapshots hold no evidence)', async () => {
+    await pushCorpus();
+    await env.collection().createSnapshot('before');
+    for (const n of [1, 2, 3]) await env.collection().deleteDocument(`https://example.org/pages/${n}`);
+    await env.collection().commit();
+    await env.collection().updateEvidence();
+    assert.deepEqual(await env.keys('k:kerberos'), []);
+
+    await env.collection().stop();
+    await env.collection().restoreSnapshot('before');
+    await env.collection().updateEvidence();
+    // The snapshot's documents carry the anchor text they were indexed with.
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
+    // Deleting the linking pages again takes the text away: the graph was rebuilt from the
+    // restored documents (the saved one, where they were already gone, would see no change).
+    for (const n of [1, 2, 3]) await env.collection().deleteDocument(`https://example.org/pages/${n}`);
+    await env.collection().commit();
+    await env.collection().updateEvidence();
+    assert.deepEqual(await env.keys('k:kerberos'), []);
+  });
+
+  it('rebuilds the link graph when its file is unusable, or was not saved by a clean stop', async () => {
+    await pushCorpus();
+    await env.collection().stop();
+    const links = join(env.home.collectionDataFolder('docs'), 'evidence', 'links.json');
+    writeFileSync(links, readFileSync(links, 'utf8').replace('kerberos tutorial', 'kerberos tutorials'));
+    let update = await env.collection().updateEvidence();
+    assert.equal(update.rebuilt, true);
+    assert.ok(readdirSync(dirname(links)).some((name) => name.startsWith('links.json.bad-')), 'the bad file is kept aside');
+    await env.collection().deleteDocument('https://example.org/pages/1');
+    await env.collection().commit();
+    update = await env.collection().updateEvidence();
+    assert.equal(update.rebuilt, false);
+    assert.equal(update.documentsRead, 1);
+
+    // A crash leaves the OPEN marker behind: the saved graph may miss committed changes.
+    await env.collection().stop();
+    writeFileSync(join(dirname(links), 'OPEN'), 'crashed\n');
+    update = await env.collection().updateEvidence();
+    assert.equal(update.rebuilt, true);
+    assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
+  });
+});
+
+describe('anchor text in a meta collection', () => {
+  beforeEach(() => {
+    env = evidenceHome();
+  });
+  afterEach(async () => {
+    await env.close();
+  });
+
+  it('counts only when the meta collection sets -anniemode=3 explicitly', async () => {
+    await pushCorpus();
+    env.manager.create('all', 'meta', ['docs']);
+    const implicit = await env.keys('kerberos tutorial', 'all');
+    assert.equal(implicit[0], RIVAL, `meta without the option: ${implicit.join(', ')}`);
+    env.config(['query_processor_options=-anniemode=3'], 'all');
+    const explicit = await env.keys('kerberos tutorial', 'all');
+    assert.equal(explicit[0], TARGET, `meta with the option: ${explicit.join(', ')}`);
+  });
+});
