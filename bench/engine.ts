@@ -2,7 +2,7 @@
  * The engine benchmark: our index engine and SQLite FTS5 doing the same work on the RFC
  * corpus, in the same run, each in its own child process (so RSS is each engine's own).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/engine.js [--limit N] [--runs N] [--engines ours,fts5] [--report PATH]
+ *   npx tsc -p tsconfig.json && node dist/bench/engine.js [--limit N] [--runs N] [--engines ours,fts5] [--stem] [--report PATH]
  *
  * For each engine: index the corpus as a stream (docs/s, including reading it), commit, wait
  * for background merges; the latency of committing 1,000 new pages into the full index;
@@ -46,8 +46,11 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     report: { type: 'string' },
     'commit-every': { type: 'string', default: '25000' },
+    // FTS5's unicode61 tokenizer does not stem: by default ours does not either (the same work).
+    stem: { type: 'boolean', default: false },
   },
 });
+const analyzerOptions = { ...DEFAULT_ANALYZER, stem: values.stem === true };
 const limit = values.limit === undefined ? undefined : Number(values.limit);
 const runs = Number(values.runs);
 
@@ -62,7 +65,7 @@ function commitPages(round: number): RfcPage[] {
 }
 
 function ourQuery(query: BenchQuery): Query {
-  const analyzer = createAnalyzer(DEFAULT_ANALYZER);
+  const analyzer = createAnalyzer(analyzerOptions);
   const terms = query.terms.flatMap((t) => analyzer.terms(t));
   switch (query.class) {
     case 'phrase':
@@ -91,7 +94,12 @@ function gcRss(): number {
 async function runOurs(dir: string): Promise<EngineResult> {
   rmSync(dir, { recursive: true, force: true });
   const commitEvery = Number(values['commit-every']);
-  const index = await SearchIndex.open({ directory: dir, mergeThreads: 1, indexThreads: 2 });
+  const index = await SearchIndex.open({
+    directory: dir,
+    mergeThreads: 1,
+    indexThreads: 2,
+    schema: { defaultAnalyzer: analyzerOptions },
+  });
   const started = performance.now();
   let docs = 0;
   for await (const batch of readRfcCorpusBatches({ ...(limit !== undefined ? { limit } : {}) })) {
@@ -172,6 +180,7 @@ function parent(): void {
     console.log(`running ${engine}...`);
     const args = ['--expose-gc', '--max-old-space-size=4096', fileURLToPath(import.meta.url), '--child', engine, '--runs', String(runs)];
     if (limit !== undefined) args.push('--limit', String(limit));
+    if (values.stem === true) args.push('--stem');
     args.push('--commit-every', values['commit-every']!);
     const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
     const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
