@@ -195,6 +195,7 @@ export class PushCollection {
         killedPercentageForReindex: settings.config.killedPercentageForReindex,
         mergeThreads: settings.config.workerThreadCount,
         indexThreads: settings.config.workerThreadCount,
+        keepStagedDocuments: true,
         createSnapshotOnMergeFailure: settings.config.createSnapshotOnMergeFailure,
         snapshotFolder: (name) => new FsDirectory(this.home.snapshotFolder(this.name, name)),
         onEvent: (event) => this.onIndexEvent(event),

@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { CollectionManager } from '../collection/collection-manager.js';
 import { parseCfg } from '../collection/config/cfg-file.js';
 import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
 import { createPushLog, type PushLog } from '../collection/push-log.js';
 import { SearchHome } from '../collection/search-home.js';
+import type { Authenticator } from '../security/authenticator.js';
+import { openSecurity, type SecurityOptions } from '../security/open-security.js';
+import { adminApi } from './admin-api.js';
+import { pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
+import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
 import { errorReply } from './error-reply.js';
 import { pushApi, type PushAuthenticator } from './push-api.js';
@@ -18,9 +24,14 @@ export interface BuildAppOptions {
   home: string;
   /** Fastify's request log (pino): false (default) for none, true or pino options for stdout. */
   logger?: boolean | Record<string, unknown>;
-  /** Authentication of push API requests (the auth issue plugs in here); none by default. */
+  /**
+   * Users, tokens and first-start admin (`conf/users.json`, see `src/security/`); its
+   * `adminPassword` defaults to `SEARCH_ADMIN_PASSWORD`.
+   */
+  security?: SecurityOptions;
+  /** Replaces the push API's authentication (default: users of `conf/users.json`, Basic or token). */
   authenticate?: PushAuthenticator;
-  /** Access to collections with `search.public=false` (the auth issue plugs in here); none: 401. */
+  /** Replaces who may search collections with `search.public=false` (default: users with access to the collection). */
   authorizeSearch?: SearchAuthorizer;
   /**
    * Bytes of document bodies held in memory at once, over all requests (default 256 MiB,
@@ -37,6 +48,8 @@ export interface BuiltApp {
   globalConfig: GlobalConfig;
   /** The document body budget (its gauges are useful in tests and stats). */
   bodyBudget: ByteBudget;
+  /** Users, tokens and permission checks. */
+  auth: Authenticator;
 }
 
 /** Default of {@link BuildAppOptions.bodyBudgetBytes}. */
@@ -73,6 +86,8 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const globalConfig = readGlobalConfig(home);
   const pushLog = createPushLog(home.pushLogFile);
   const manager = new CollectionManager(home, pushLog);
+  // Failed logins, first-start admin and token issues: a log of their own, read by operators.
+  const securityLog = createPushLog(join(home.webLogFolder, 'security.log'));
   const bodyBudget = new ByteBudget(
     Math.max(options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES, globalConfig.maxRequestBytes),
   );
@@ -88,6 +103,17 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
+  });
+
+  const { auth } = await openSecurity(home, options.security ?? {}, {
+    info: (object, message) => {
+      securityLog.info(object, message);
+      app.log.info(object, message);
+    },
+    warn: (object, message) => {
+      securityLog.warn(object, message);
+      app.log.warn(object, message);
+    },
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -122,14 +148,17 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
       manager,
       maxRequestBytes: globalConfig.maxRequestBytes,
       bodyBudget,
-      ...(options.authenticate !== undefined ? { authenticate: options.authenticate } : {}),
+      authenticate: options.authenticate ?? pushAuthenticator(auth),
     });
   }
+
+  await app.register(authRoutes, { prefix: '/admin-api/account/v1', auth });
+  await app.register(adminApi, { prefix: '/admin-api/v1', manager, auth });
 
   await app.register(searchRoutes, {
     prefix: '/s',
     manager,
-    ...(options.authorizeSearch !== undefined ? { authorizeSearch: options.authorizeSearch } : {}),
+    authorizeSearch: options.authorizeSearch ?? searchAuthorizer(auth),
     onInternalError: (request, error) => {
       const collection = new URLSearchParams(request.url.split('?')[1] ?? '').get('collection');
       logInternal(pushLog, { requestId: request.id, method: request.method, url: request.url, collection }, error);
@@ -142,7 +171,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     await manager.closeAll();
   });
 
-  return { app, manager, globalConfig, bodyBudget };
+  return { app, manager, globalConfig, bodyBudget, auth };
 }
 
 function readGlobalConfig(home: SearchHome): GlobalConfig {

@@ -24,6 +24,9 @@ const STATUS_BY_CODE = {
   SNAPSHOT_NAME_INVALID: 400,
   FILTER_UNKNOWN: 400,
   PARAMETER_INVALID: 400,
+  USER_NAME_INVALID: 400,
+  // A password too short or too long, or missing for a new user.
+  PASSWORD_INVALID: 400,
   // 401/403: authentication and authorisation.
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
@@ -40,9 +43,13 @@ const STATUS_BY_CODE = {
   SNAPSHOT_EXISTS: 409,
   // A snapshot folder that holds no complete index (e.g. copied by hand, half-way).
   SNAPSHOT_INVALID: 409,
+  // Deleting or demoting the last user with sec.administer would lock everybody out.
+  LAST_ADMINISTRATOR: 409,
   BODY_TOO_LARGE: 413,
   JOURNAL_RECORD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  // Too many failed logins for a user or from an address (the route adds Retry-After).
+  LOGIN_RATE_LIMITED: 429,
   INDEX_CORRUPT: 500,
   COMMIT_FAILED: 500,
   MERGE_FAILED: 500,
@@ -55,6 +62,8 @@ const STATUS_BY_CODE = {
   EVIDENCE_CORRUPT: 500,
   SCORING_OPTIONS_INVALID: 500,
   INDEX_WORKER_FAILED: 500,
+  // conf/users.json is damaged: the server does not start.
+  USERS_FILE_CORRUPT: 500,
   INTERNAL: 500,
   // 503: try again later (the route adds Retry-After).
   UPGRADE_PREPARING: 503,

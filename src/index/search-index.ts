@@ -52,6 +52,11 @@ export interface IndexOptions {
   createSnapshotOnMergeFailure?: boolean;
   snapshotFolder?: (name: string) => Directory;
   onEvent?: (event: IndexEvent) => void;
+  /**
+   * Keep staged documents readable by key until they are committed (`stagedDocument`), as a
+   * push API GET needs. Off by default: a bulk load should not hold its documents twice.
+   */
+  keepStagedDocuments?: boolean;
   /** Test hook: called before each merge runs; throwing makes that merge fail. */
   beforeMerge?: (generations: number[]) => void;
 }
@@ -170,7 +175,7 @@ export class SearchIndex {
   put(doc: DocumentInput): void {
     this.ensureOpen();
     this.stager.put(doc);
-    this.stagedLayers.at(-1)!.set(doc.key, { ...doc.stored, [KEY_FIELD]: doc.key });
+    if (this.options.keepStagedDocuments === true) this.stagedLayers.at(-1)!.set(doc.key, { ...doc.stored, [KEY_FIELD]: doc.key });
     this.counters.TotDocumentsPut++;
   }
 
@@ -178,7 +183,7 @@ export class SearchIndex {
   delete(key: string): void {
     this.ensureOpen();
     this.stager.delete(key);
-    this.stagedLayers.at(-1)!.set(key, null);
+    if (this.options.keepStagedDocuments === true) this.stagedLayers.at(-1)!.set(key, null);
     this.counters.TotDocumentsDeleted++;
   }
 
@@ -199,7 +204,7 @@ export class SearchIndex {
 
   /**
    * The staged (uncommitted) state of a key: its record when a put is staged, null when a
-   * delete is staged, undefined when nothing is staged for it.
+   * delete is staged, undefined when nothing is staged for it (or `keepStagedDocuments` is off).
    */
   stagedDocument(key: string): StoredRecord | null | undefined {
     for (let i = this.stagedLayers.length - 1; i >= 0; i--) {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { MAIN, spawnServer, tempHome, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH, MAIN, spawnServer, tempHome, writeGlobalCfg } from './helpers.js';
 
 function run(
   args: string[],
@@ -18,10 +18,10 @@ function run(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function getStatus(port: number, path: string): Promise<number> {
+function getStatus(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+      .get({ host: '127.0.0.1', port, path, agent: false, headers }, (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
       })
@@ -51,7 +51,11 @@ describe('pushsearch CLI', () => {
       const server = await spawnServer(fresh, { viaEnvironment: true });
       for (const folder of ['conf', 'data', join('web', 'log')])
         assert.ok(existsSync(join(fresh, folder)), folder);
-      assert.equal(await getStatus(server.port, '/push-api/v1/collections/none/state'), 404);
+      assert.equal(await getStatus(server.port, '/push-api/v1/collections/none/state'), 401);
+      assert.equal(
+        await getStatus(server.port, '/push-api/v1/collections/none/state', { authorization: ADMIN_AUTH }),
+        404,
+      );
       server.child.kill('SIGTERM');
       assert.equal(await server.exited, 0);
     } finally {

@@ -4,10 +4,41 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildAppOptions, type BuiltApp } from '../../src/http/build-app.js';
 
 export const VERSIONS = ['v1', 'v2'] as const;
+
+/** Password of the `admin` user the test apps create on first start. */
+export const ADMIN_PASSWORD = 'test-admin-password';
+/** `Authorization` header of that admin (every permission, every collection). */
+export const ADMIN_AUTH = basicAuth('admin', ADMIN_PASSWORD);
+/**
+ * Security options of the test apps: the known admin password, and a cheaper scrypt (the
+ * stored parameters travel with each hash, so verification is exercised all the same).
+ */
+export const TEST_SECURITY = { adminPassword: ADMIN_PASSWORD, scrypt: { N: 1024, r: 8, p: 1 } } as const;
+
+/** An HTTP Basic `Authorization` header value. */
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/**
+ * Makes `app.inject` send the admin's Basic credentials to `/push-api/` and `/admin-api/`
+ * unless the request carries credentials of its own; search routes stay anonymous (public).
+ */
+export function injectAsAdmin(app: FastifyInstance): void {
+  const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<LightMyRequestResponse>;
+  (app as unknown as { inject: (options: InjectOptions) => Promise<LightMyRequestResponse> }).inject = (options) => {
+    const url = typeof options.url === 'string' ? options.url : '';
+    const headers = (options.headers ?? {}) as Record<string, string>;
+    const names = Object.keys(headers).map((name) => name.toLowerCase());
+    const hasCredentials = names.includes('authorization') || names.includes('x-security-token');
+    const needsUser = url.startsWith('/push-api/') || url.startsWith('/admin-api/');
+    return inject(needsUser && !hasCredentials ? { ...options, headers: { ...headers, authorization: ADMIN_AUTH } } : options);
+  };
+}
 
 /** A temporary installation folder; `cleanup` removes it. */
 export function tempHome(): { home: string; cleanup: () => void } {
@@ -39,7 +70,8 @@ export async function testApp(
 ): Promise<TestApp> {
   const temp = options.home === undefined ? tempHome() : { home: options.home, cleanup: () => {} };
   if (options.global !== undefined) writeGlobalCfg(temp.home, options.global);
-  const built = await buildApp({ home: temp.home, ...options });
+  const built = await buildApp({ home: temp.home, ...options, security: { ...TEST_SECURITY, ...options.security } });
+  injectAsAdmin(built.app);
   for (const name of collections) {
     if (!built.manager.exists(name)) built.manager.create(name, 'push');
     if (options.collectionCfg !== undefined) addCollectionCfg(temp.home, name, options.collectionCfg);
@@ -169,6 +201,7 @@ export function spawnServer(
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
+      SEARCH_ADMIN_PASSWORD: ADMIN_PASSWORD,
       ...(viaEnvironment ? { SEARCH_HOME: home, PORT: '0', HOST: '127.0.0.1' } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, spawnServer, tempHome } from './helpers.js';
+import { ADMIN_AUTH, addCollectionCfg, keyQuery, spawnServer, tempHome } from './helpers.js';
 
 function request(
   port: number,
@@ -28,7 +28,7 @@ function request(
         method,
         path,
         agent,
-        headers: body === undefined ? {} : { 'content-type': 'text/plain' },
+        headers: body === undefined ? { authorization: ADMIN_AUTH } : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { keyQuery, tempHome, waitFor, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH, keyQuery, TEST_SECURITY, tempHome, waitFor, writeGlobalCfg } from './helpers.js';
 
 interface Answer {
   status: number;
@@ -13,7 +13,7 @@ interface Answer {
   body: string;
 }
 
-/** One request with node:http; header names are sent exactly as given. */
+/** One request with node:http as the test admin; header names are sent exactly as given. */
 function send(
   url: string,
   options: {
@@ -26,7 +26,11 @@ function send(
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false },
+      {
+        method: options.method ?? 'GET',
+        headers: { authorization: ADMIN_AUTH, ...options.headers },
+        agent: options.agent ?? false,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,10 +49,17 @@ function send(
   });
 }
 
-/** Writes a raw HTTP/1.1 request on a socket and reads until the server closes or the reply is complete. */
+/** The admin's Authorization header added after the request line of a raw request. */
+function withAuth(text: string | Buffer): Buffer {
+  const bytes = Buffer.from(text);
+  const end = bytes.indexOf('\r\n');
+  return Buffer.concat([bytes.subarray(0, end + 2), Buffer.from(`Authorization: ${ADMIN_AUTH}\r\n`), bytes.subarray(end + 2)]);
+}
+
+/** Writes a raw HTTP/1.1 request (as the test admin) on a socket and reads until the server closes or the reply is complete. */
 function raw(port: number, text: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(withAuth(text)));
     let data = '';
     socket.on('data', (chunk) => {
       data += chunk.toString();
@@ -70,6 +81,7 @@ async function withServer(
   const server = await startServer({
     home,
     port: 0,
+    security: TEST_SECURITY,
     ...(options.bodyBudgetBytes !== undefined ? { bodyBudgetBytes: options.bodyBudgetBytes } : {}),
   });
   server.manager.create('c', 'push');
@@ -148,7 +160,7 @@ describe('the push API over a real socket', () => {
             url,
             {
               method: 'PUT',
-              headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' },
+              headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked', authorization: ADMIN_AUTH },
               agent: false,
             },
             (response) => {
@@ -190,7 +202,7 @@ describe('the push API over a real socket', () => {
         // A: declares 1600 bytes, sends 100, holds the rest back.
         const requestA = http.request(url('local:a'), {
           method: 'PUT',
-          headers: { 'content-type': 'text/plain', 'content-length': '1600' },
+          headers: { 'content-type': 'text/plain', 'content-length': '1600', authorization: ADMIN_AUTH },
           agent: false,
         });
         const answerA = new Promise<Answer>((resolve, reject) => {
@@ -233,7 +245,9 @@ describe('the push API over a real socket', () => {
       const socket = net.connect(server.port, '127.0.0.1');
       await new Promise((resolve) => socket.once('connect', resolve));
       socket.write(
-        `PUT /push-api/v1/collections/c/documents?key=local:cut HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nhalf`,
+        withAuth(
+          `PUT /push-api/v1/collections/c/documents?key=local:cut HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nhalf`,
+        ),
       );
       await waitFor('the reservation', () => server.bodyBudget.inUse === 1000);
       socket.destroy();
@@ -246,12 +260,12 @@ describe('the push API over a real socket', () => {
   it('graceful shutdown: refuses new connections, finishes the request in flight, commits nothing', async () => {
     const { home, cleanup } = tempHome();
     try {
-      const server = await startServer({ home, port: 0 });
+      const server = await startServer({ home, port: 0, security: TEST_SECURITY });
       server.manager.create('c', 'push');
       const url = `${server.url}/push-api/v1/collections/c/documents${keyQuery('local:in-flight')}`;
       const request = http.request(url, {
         method: 'PUT',
-        headers: { 'content-type': 'text/plain', 'content-length': '10' },
+        headers: { 'content-type': 'text/plain', 'content-length': '10', authorization: ADMIN_AUTH },
         agent: false,
       });
       const answer = new Promise<number>((resolve, reject) => {
@@ -278,7 +292,7 @@ describe('the push API over a real socket', () => {
       await closed;
       assert.equal(existsSync(join(home, 'data', 'c', 'live', 'journal')), true);
 
-      const again = await startServer({ home, port: 0 });
+      const again = await startServer({ home, port: 0, security: TEST_SECURITY });
       try {
         const got = await send(
           `${again.url}/push-api/v1/collections/c/documents${keyQuery('local:in-flight')}`,

@@ -169,7 +169,13 @@ describe('SearchIndex', () => {
 
   it('indexes in worker threads with the same results, including early flushes', async () => {
     const folder = tempFolder();
-    const index = await SearchIndex.open({ directory: folder, indexThreads: 2, ramBufferBytes: 64 * 1024, mergeThreads: 1 });
+    const index = await SearchIndex.open({
+      directory: folder,
+      indexThreads: 2,
+      ramBufferBytes: 64 * 1024,
+      mergeThreads: 1,
+      keepStagedDocuments: true,
+    });
     for (let i = 0; i < 600; i++) index.put(doc(`http://w/${i}`, `worker text number ${i} `.repeat(20), `title ${i}`));
     index.delete('http://w/5');
     index.put(doc('http://w/6', 'replaced six'));

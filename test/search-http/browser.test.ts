@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { tempHome, waitFor } from '../http/helpers.js';
+import { TEST_SECURITY, tempHome, waitFor } from '../http/helpers.js';
 import { clickLines, pushAndCommit } from './helpers.js';
 
 // Debian's chromium (CI installs it: .ci/run); playwright-core drives it, no browser download.
@@ -47,7 +47,7 @@ describe('the results page in a real browser', { skip, timeout: 120_000 }, () =>
     targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 
     home = tempHome();
-    server = await startServer({ home: home.home, port: 0 });
+    server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
     server.manager.create('docs', 'push');
     await pushAndCommit(server.app, 'docs', [
       {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { SearchResponse } from '../../src/search/search-service.js';
-import { commit, keyQuery, route } from '../http/helpers.js';
+import { ADMIN_AUTH, keyQuery, route } from '../http/helpers.js';
 
 /** A document to push: key, content (text/plain unless `type` says otherwise) and metadata. */
 export interface TestDocument {
@@ -19,14 +19,14 @@ export function writeConf(home: string, collection: string, file: string, lines:
   writeFileSync(join(home, 'conf', collection, file), lines.join('\n') + '\n');
 }
 
-/** Pushes documents through `PUT /push-api/v2/.../documents`, then commits (waiting). */
+/** Pushes documents through `PUT /push-api/v2/.../documents` as the test admin, then commits (waiting). */
 export async function pushAndCommit(
   app: FastifyInstance,
   collection: string,
   documents: TestDocument[],
 ): Promise<void> {
   for (const document of documents) {
-    const headers: Record<string, string> = { 'content-type': document.type ?? 'text/plain' };
+    const headers: Record<string, string> = { 'content-type': document.type ?? 'text/plain', authorization: ADMIN_AUTH };
     for (const [name, value] of Object.entries(document.metadata ?? {}))
       headers[`x-service-push-metadata-${name}`] = value;
     const response = await app.inject({
@@ -37,7 +37,11 @@ export async function pushAndCommit(
     });
     assert.equal(response.statusCode, 200, response.body);
   }
-  const committed = await commit(app, 'v2', collection);
+  const committed = await app.inject({
+    method: 'POST',
+    url: route('v2', collection, '/commit'),
+    headers: { authorization: ADMIN_AUTH },
+  });
   assert.equal(committed.statusCode, 200, committed.body);
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/http/build-app.js';
 import { appendClick, clickLogFile } from '../../src/search/click-log.js';
-import { tempHome, testApp, type TestApp } from '../http/helpers.js';
+import { TEST_SECURITY, tempHome, testApp, type TestApp } from '../http/helpers.js';
 import { clickLines, pushAndCommit, searchJson } from './helpers.js';
 
 const PLAIN = 'http://example.com/plain?a=1&b=2';
@@ -118,13 +118,13 @@ describe('click links across restarts', () => {
   it('stay valid: the signing secret is kept in the installation', async () => {
     const { home, cleanup } = tempHome();
     try {
-      const first = await buildApp({ home });
+      const first = await buildApp({ home, security: TEST_SECURITY });
       first.manager.create('docs', 'push');
       await pushAndCommit(first.app, 'docs', [{ key: PLAIN, body: 'lanterns' }]);
       const packet = await searchJson(first.app, { collection: 'docs', query: 'lanterns' });
       const link = packet.response.resultPacket.results[0]!.clickTrackingUrl;
       await first.app.close();
-      const second = await buildApp({ home });
+      const second = await buildApp({ home, security: TEST_SECURITY });
       try {
         const response = await second.app.inject({ method: 'GET', url: link });
         assert.equal(response.statusCode, 302);

@@ -1,0 +1,362 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { CollectionManager, CollectionType } from '../collection/collection-manager.js';
+import { parseCfg } from '../collection/config/cfg-file.js';
+import { resolveCollectionConfig } from '../collection/config/collection-config.js';
+import { ConfigFileError } from '../collection/config/config-file-error.js';
+import { parseGscopes } from '../collection/config/gscopes.js';
+import { parseMetamap } from '../collection/config/metamap.js';
+import { parseQie } from '../collection/config/qie.js';
+import { parseXmlConfig } from '../collection/config/xml-config.js';
+import { SearchError } from '../errors.js';
+import type { Authenticator } from '../security/authenticator.js';
+import { ADMIN_PERMISSION, ALL_COLLECTIONS, PERMISSIONS } from '../security/permissions.js';
+import { writeFileAtomically } from '../security/user-store.js';
+import { requireUser } from './auth-hooks.js';
+import { COLLECTION_PARAMS, ERROR_RESPONSES, MESSAGE_RESPONSE } from './push-schemas.js';
+
+/** Options of the {@link adminApi} plugin. */
+export interface AdminApiOptions {
+  manager: CollectionManager;
+  auth: Authenticator;
+}
+
+/** The configuration files the admin API reads and writes, each with its validating parser. */
+export const CONFIG_FILES = Object.freeze(['collection.cfg', 'metamap.cfg', 'xml.cfg', 'gscopes.cfg', 'qie.cfg'] as const);
+type ConfigFileName = (typeof CONFIG_FILES)[number];
+
+const COLLECTION_TAGS = ['admin-collections'];
+const USER_TAGS = ['admin-users'];
+
+const COLLECTION_INFO = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string', enum: ['push', 'meta'] },
+    state: { type: 'string', enum: ['STOPPED', 'STARTING', 'RUNNING', 'STOPPING', 'FAILED'] },
+    members: { type: 'array', items: { type: 'string' } },
+    documents: { type: 'integer' },
+    generations: { type: 'integer' },
+    stagedChanges: { type: 'integer' },
+  },
+  required: ['name', 'type', 'state'],
+} as const;
+
+const CREATE_COLLECTION_BODY = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', enum: ['push', 'meta'] },
+    members: { type: 'array', items: { type: 'string' }, description: 'Push collections searched by a meta collection.' },
+  },
+  required: ['type'],
+  additionalProperties: false,
+} as const;
+
+const CONFIG_TEXTS = {
+  type: 'object',
+  description: 'File name → its text; null: the file does not exist (PUT: remove it; collection.cfg cannot be removed).',
+  properties: Object.fromEntries(CONFIG_FILES.map((file) => [file, { type: ['string', 'null'], maxLength: 1048576 }])),
+  additionalProperties: false,
+} as const;
+
+const CONFIG_BODY = {
+  type: 'object',
+  properties: { collection: { type: 'string' }, files: CONFIG_TEXTS },
+  required: ['files'],
+} as const;
+
+const USER_PARAMS = {
+  type: 'object',
+  properties: { name: { type: 'string', description: "User name: letters, digits, '.', '_', '@', '-'." } },
+  required: ['name'],
+} as const;
+
+const USER_BODY = {
+  type: 'object',
+  properties: {
+    password: { type: 'string', minLength: 8, maxLength: 1024, description: 'Required for a new user; a changed password revokes its tokens.' },
+    permissions: { type: 'array', items: { type: 'string', enum: [...PERMISSIONS] }, uniqueItems: true },
+    collections: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Collection names, or ["*"] for all.' },
+  },
+  required: ['permissions', 'collections'],
+  additionalProperties: false,
+} as const;
+
+const USER_VIEW = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' } },
+    collections: { type: 'array', items: { type: 'string' } },
+    created: { type: 'string', format: 'date-time' },
+    updated: { type: 'string', format: 'date-time' },
+    activeTokens: { type: 'integer' },
+  },
+  required: ['name', 'permissions', 'collections', 'created', 'updated', 'activeTokens'],
+} as const;
+
+type CollectionRoute = { Params: { collection: string } };
+type UserRoute = { Params: { name: string } };
+type ConfigTexts = Partial<Record<ConfigFileName, string | null>>;
+
+/**
+ * The admin API under `/admin-api/v1` (every route needs `sec.administer`): collections
+ * (create push or meta, list with state and counts, delete, read and replace the
+ * configuration files, each validated by its parser before anything is written) and users
+ * (create or replace, list without secrets, delete, revoke tokens).
+ */
+export async function adminApi(app: FastifyInstance, options: AdminApiOptions): Promise<void> {
+  const { manager, auth } = options;
+  app.addHook('onRequest', requireUser(auth, ADMIN_PERMISSION));
+
+  // -------------------------------------------------------------------------------------
+  // Collections
+
+  app.get(
+    '/collections',
+    {
+      schema: {
+        tags: COLLECTION_TAGS,
+        summary: 'List collections',
+        description: 'Every collection with its type, state and (push collections) documents, generations and staged changes. Does not start any.',
+        response: {
+          200: { type: 'object', properties: { collections: { type: 'array', items: COLLECTION_INFO } }, required: ['collections'] },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async () => ({ collections: manager.list() }),
+  );
+
+  app.put<CollectionRoute & { Body: { type: CollectionType; members?: string[] } }>(
+    '/collections/:collection',
+    {
+      schema: {
+        tags: COLLECTION_TAGS,
+        summary: 'Create a collection',
+        description: 'type "push", or "meta" with the push collections it searches. 409 COLLECTION_EXISTS when the name is taken.',
+        params: COLLECTION_PARAMS,
+        body: CREATE_COLLECTION_BODY,
+        response: {
+          200: { type: 'object', properties: { message: { type: 'string' }, collection: COLLECTION_INFO }, required: ['message', 'collection'] },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const { collection } = request.params;
+      const { type, members } = request.body;
+      if (type === 'push' && members !== undefined && members.length > 0) {
+        throw new SearchError('PARAMETER_INVALID', 'a push collection has no members: leave "members" out, or use type "meta"');
+      }
+      if (type === 'meta' && (members === undefined || members.length === 0)) {
+        throw new SearchError('PARAMETER_INVALID', 'a meta collection needs "members": the push collections it searches');
+      }
+      manager.create(collection, type, members ?? []);
+      const info = manager.list().find((c) => c.name === collection);
+      return { message: `${type} collection ${collection} created`, collection: info };
+    },
+  );
+
+  app.delete<CollectionRoute>(
+    '/collections/:collection',
+    {
+      schema: {
+        tags: COLLECTION_TAGS,
+        summary: 'Delete a collection',
+        description: 'Stops it and removes its configuration, index, journal and snapshots.',
+        params: COLLECTION_PARAMS,
+        response: { 200: MESSAGE_RESPONSE, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { collection } = request.params;
+      if (!manager.exists(collection)) {
+        throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
+      }
+      await manager.delete(collection);
+      return { message: `collection ${collection} deleted` };
+    },
+  );
+
+  app.get<CollectionRoute>(
+    '/collections/:collection/config',
+    {
+      schema: {
+        tags: COLLECTION_TAGS,
+        summary: 'Read the configuration files',
+        description: 'The text of collection.cfg, metamap.cfg, xml.cfg, gscopes.cfg and qie.cfg (null: absent).',
+        params: COLLECTION_PARAMS,
+        response: { 200: CONFIG_BODY, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { collection } = request.params;
+      requireCollection(manager, collection);
+      return { collection, files: readConfigTexts(manager, collection) };
+    },
+  );
+
+  app.put<CollectionRoute & { Body: { files: ConfigTexts } }>(
+    '/collections/:collection/config',
+    {
+      schema: {
+        tags: COLLECTION_TAGS,
+        summary: 'Replace configuration files',
+        description:
+          'Each file given replaces the one on disk (null removes it); files not given stay. Every file is validated first: a bad line answers 400 CONFIG_INVALID naming the file and the line, and nothing is written. collection.cfg is read when the collection starts (stop it to apply); mapping changes apply to documents indexed afterwards (RE_INDEX vacuum for the others).',
+        params: COLLECTION_PARAMS,
+        body: CONFIG_BODY,
+        response: { 200: CONFIG_BODY, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { collection } = request.params;
+      requireCollection(manager, collection);
+      const changes = request.body.files;
+      validateConfigTexts(manager, collection, changes);
+      for (const file of CONFIG_FILES) {
+        const text = changes[file];
+        if (text === undefined) continue;
+        const path = manager.home.collectionConfigFile(collection, file);
+        if (text === null) rmSync(path, { force: true });
+        else writeFileAtomically(path, text, 0o644);
+      }
+      return { collection, files: readConfigTexts(manager, collection) };
+    },
+  );
+
+  // -------------------------------------------------------------------------------------
+  // Users
+
+  app.get(
+    '/users',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: 'List users',
+        description: 'Names, permissions, collections and live token counts; never passwords or hashes.',
+        response: {
+          200: { type: 'object', properties: { users: { type: 'array', items: USER_VIEW } }, required: ['users'] },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async () => ({ users: auth.users.list() }),
+  );
+
+  app.put<UserRoute & { Body: { password?: string; permissions: string[]; collections: string[] } }>(
+    '/users/:name',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: 'Create or replace a user',
+        description: `permissions: ${PERMISSIONS.join(', ')}. collections: names, or ["${ALL_COLLECTIONS}"]. A new or changed password revokes the user's tokens. 409 LAST_ADMINISTRATOR when this would leave no user with ${ADMIN_PERMISSION}.`,
+        params: USER_PARAMS,
+        body: USER_BODY,
+        response: {
+          200: {
+            type: 'object',
+            properties: { message: { type: 'string' }, created: { type: 'boolean' }, tokensRevoked: { type: 'integer' }, user: USER_VIEW },
+            required: ['message', 'created', 'tokensRevoked', 'user'],
+          },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      const result = await auth.users.put(name, request.body);
+      const user = auth.users.view(auth.users.require(name));
+      return { message: `user ${name} ${result.created ? 'created' : 'replaced'}`, ...result, user };
+    },
+  );
+
+  app.delete<UserRoute>(
+    '/users/:name',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: 'Delete a user',
+        description: `Its tokens die with it. 409 LAST_ADMINISTRATOR for the last user with ${ADMIN_PERMISSION}.`,
+        params: USER_PARAMS,
+        response: { 200: MESSAGE_RESPONSE, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      auth.users.delete(request.params.name);
+      return { message: `user ${request.params.name} deleted` };
+    },
+  );
+
+  app.delete<UserRoute>(
+    '/users/:name/tokens',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: "Revoke a user's tokens",
+        description: 'Every login token of the user stops working at once; Basic credentials still work.',
+        params: USER_PARAMS,
+        response: {
+          200: { type: 'object', properties: { message: { type: 'string' }, revoked: { type: 'integer' } }, required: ['message', 'revoked'] },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const revoked = auth.users.revokeTokens(request.params.name);
+      return { message: `${revoked} token(s) of ${request.params.name} revoked`, revoked };
+    },
+  );
+}
+
+function requireCollection(manager: CollectionManager, collection: string): void {
+  if (!manager.exists(collection)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
+}
+
+function readConfigTexts(manager: CollectionManager, collection: string): Record<ConfigFileName, string | null> {
+  const out = {} as Record<ConfigFileName, string | null>;
+  for (const file of CONFIG_FILES) {
+    const path = manager.home.collectionConfigFile(collection, file);
+    out[file] = existsSync(path) ? readFileSync(path, 'utf8') : null;
+  }
+  return out;
+}
+
+/** Parses every given file with its parser; throws the first `CONFIG_INVALID` (file and line). */
+function validateConfigTexts(manager: CollectionManager, collection: string, changes: ConfigTexts): void {
+  const name = (file: string) => `conf/${collection}/${file}`;
+  const cfg = changes['collection.cfg'];
+  if (cfg === null) {
+    throw new ConfigFileError(name('collection.cfg'), undefined, 'collection.cfg cannot be removed: every collection needs one');
+  }
+  if (cfg !== undefined) {
+    const entries = parseCfg(cfg, name('collection.cfg'));
+    const globalFile = manager.home.globalConfigFile;
+    resolveCollectionConfig({
+      collection: entries,
+      global: existsSync(globalFile) ? parseCfg(readFileSync(globalFile, 'utf8'), 'conf/global.cfg') : undefined,
+      collectionFile: name('collection.cfg'),
+      globalFile: 'conf/global.cfg',
+    });
+    const type = manager.typeOf(collection);
+    const newType = entries.get('collection_type') === 'meta' ? 'meta' : 'push';
+    if (newType !== type) {
+      throw new ConfigFileError(
+        name('collection.cfg'),
+        undefined,
+        `collection_type cannot change from ${type} to ${newType}: create a new collection instead`,
+      );
+    }
+  }
+  const parsers: Record<Exclude<ConfigFileName, 'collection.cfg'>, (text: string, file: string) => unknown> = {
+    'metamap.cfg': parseMetamap,
+    'xml.cfg': parseXmlConfig,
+    'gscopes.cfg': parseGscopes,
+    'qie.cfg': parseQie,
+  };
+  for (const [file, parse] of Object.entries(parsers)) {
+    const text = changes[file as ConfigFileName];
+    if (typeof text === 'string') parse(text, name(file));
+  }
+}

@@ -1,0 +1,324 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { validateName } from '../collection/search-home.js';
+import { SearchError } from '../errors.js';
+import { DEFAULT_SCRYPT_PARAMS, hashPassword, type ScryptParams } from './password-hash.js';
+import {
+  ADMIN_PERMISSION,
+  ALL_COLLECTIONS,
+  isPermission,
+  validatePassword,
+  validateUserName,
+  type Permission,
+} from './permissions.js';
+
+/** A user as stored (the password only as its scrypt hash). */
+export interface StoredUser {
+  name: string;
+  passwordHash: string;
+  permissions: Permission[];
+  /** Collection names, or `["*"]` for every collection. */
+  collections: string[];
+  created: string;
+  updated: string;
+}
+
+/** A user as the admin API shows it: never the password or its hash. */
+export interface UserView {
+  name: string;
+  permissions: Permission[];
+  collections: string[];
+  created: string;
+  updated: string;
+  /** Tokens of the user that are not expired or revoked. */
+  activeTokens: number;
+}
+
+/** A login token as stored: its id and the SHA-256 of its secret, never the token itself. */
+export interface StoredToken {
+  id: string;
+  secretHash: string;
+  user: string;
+  /** Milliseconds since the epoch. */
+  created: number;
+  expires: number;
+}
+
+/** What {@link UserStore.put} sets. */
+export interface UserInput {
+  /** Required when the user is new; when absent, an existing user keeps its password. */
+  password?: string;
+  permissions: readonly string[];
+  collections: readonly string[];
+}
+
+/** Options of {@link UserStore}. */
+export interface UserStoreOptions {
+  /** Time source (tests move it to expire tokens). Default `Date.now`. */
+  clock?: () => number;
+  /** scrypt cost of new hashes. Default {@link DEFAULT_SCRYPT_PARAMS}. */
+  scrypt?: ScryptParams;
+}
+
+const FORMAT = 'pushsearch-users';
+const VERSION = 1;
+const TOKEN_ID = /^[A-Za-z0-9_-]{12}$/;
+
+interface FileBody {
+  format: string;
+  version: number;
+  users: StoredUser[];
+  tokens: StoredToken[];
+}
+
+/**
+ * Users, permissions and login tokens of the installation, in `conf/users.json`.
+ *
+ * The file holds password hashes (scrypt) and token hashes (SHA-256 of a 256-bit random
+ * secret), never a password or a token. It is written whole on every change: to a temporary
+ * file with mode 0600, fsynced, renamed over the old one, the folder fsynced, so that a
+ * crash leaves either the old or the new file. Its last field is the SHA-256 of the rest:
+ * a damaged or hand-edited file is refused at start with `USERS_FILE_CORRUPT`.
+ *
+ * Tokens are `{id}.{secret}`: the id finds the record, the secret's hash is compared in
+ * constant time, so neither a lookup nor a comparison leaks how much of a guess was right.
+ */
+export class UserStore {
+  readonly file: string;
+  private readonly users = new Map<string, StoredUser>();
+  private readonly tokens = new Map<string, StoredToken>();
+  private readonly clock: () => number;
+  private readonly scrypt: ScryptParams;
+
+  constructor(file: string, options: UserStoreOptions = {}) {
+    this.file = file;
+    this.clock = options.clock ?? Date.now;
+    this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
+    if (existsSync(file)) this.load();
+  }
+
+  /** Number of users. */
+  get size(): number {
+    return this.users.size;
+  }
+
+  /** The stored user, or undefined. */
+  get(name: string): StoredUser | undefined {
+    return this.users.get(name);
+  }
+
+  /** Every user, by name, without secrets. */
+  list(): UserView[] {
+    return [...this.users.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((user) => this.view(user));
+  }
+
+  /** One user without secrets. */
+  view(user: StoredUser): UserView {
+    const now = this.clock();
+    let activeTokens = 0;
+    for (const token of this.tokens.values()) if (token.user === user.name && token.expires > now) activeTokens++;
+    return {
+      name: user.name,
+      permissions: [...user.permissions],
+      collections: [...user.collections],
+      created: user.created,
+      updated: user.updated,
+      activeTokens,
+    };
+  }
+
+  /**
+   * Creates or replaces a user. A new or changed password revokes every token of the user.
+   * Refuses (`LAST_ADMINISTRATOR`) to take `sec.administer` from the last user holding it.
+   */
+  async put(name: string, input: UserInput): Promise<{ created: boolean; tokensRevoked: number }> {
+    validateUserName(name);
+    const permissions = normalizePermissions(input.permissions);
+    const collections = normalizeCollections(input.collections);
+    if (input.password === undefined && !this.users.has(name)) {
+      throw new SearchError('PASSWORD_INVALID', `user ${name} is new: give it a password`);
+    }
+    if (input.password !== undefined) validatePassword(input.password);
+    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, this.scrypt);
+
+    // Read again after the (slow) hash: another request may have changed the user meanwhile.
+    const existing = this.users.get(name);
+    if (!permissions.includes(ADMIN_PERMISSION)) this.guardLastAdministrator(name);
+    const now = new Date(this.clock()).toISOString();
+    const user: StoredUser = {
+      name,
+      passwordHash: passwordHash ?? (existing as StoredUser).passwordHash,
+      permissions,
+      collections,
+      created: existing?.created ?? now,
+      updated: now,
+    };
+    this.users.set(name, user);
+    const tokensRevoked = passwordHash !== undefined ? this.dropTokens(name) : 0;
+    this.save();
+    return { created: existing === undefined, tokensRevoked };
+  }
+
+  /** Deletes a user and its tokens. `USER_NOT_FOUND` when unknown. */
+  delete(name: string): void {
+    this.require(name);
+    this.guardLastAdministrator(name);
+    this.users.delete(name);
+    this.dropTokens(name);
+    this.save();
+  }
+
+  /** The user or `USER_NOT_FOUND`. */
+  require(name: string): StoredUser {
+    const user = this.users.get(name);
+    if (user === undefined) throw new SearchError('USER_NOT_FOUND', `there is no user ${JSON.stringify(name)}`);
+    return user;
+  }
+
+  /** Issues a token for `user` valid `ttlMs`; the token itself is returned once and never stored. */
+  issueToken(user: string, ttlMs: number): { token: string; expires: number } {
+    this.require(user);
+    const id = randomBytes(9).toString('base64url');
+    const secret = randomBytes(32).toString('base64url');
+    const created = this.clock();
+    const record: StoredToken = { id, secretHash: sha256(secret), user, created, expires: created + ttlMs };
+    this.tokens.set(id, record);
+    this.save();
+    return { token: `${id}.${secret}`, expires: record.expires };
+  }
+
+  /** The live token record `token` names, or undefined (unknown, wrong secret, expired, revoked). */
+  findToken(token: string): StoredToken | undefined {
+    const dot = token.indexOf('.');
+    const id = token.slice(0, dot);
+    if (dot === -1 || !TOKEN_ID.test(id)) return undefined;
+    const record = this.tokens.get(id);
+    if (record === undefined) return undefined;
+    const given = Buffer.from(sha256(token.slice(dot + 1)), 'hex');
+    if (!timingSafeEqual(given, Buffer.from(record.secretHash, 'hex'))) return undefined;
+    if (record.expires <= this.clock() || !this.users.has(record.user)) return undefined;
+    return record;
+  }
+
+  /** Revokes one token (logout). True when it was live. */
+  revokeToken(token: string): boolean {
+    const record = this.findToken(token);
+    if (record === undefined) return false;
+    this.tokens.delete(record.id);
+    this.save();
+    return true;
+  }
+
+  /** Revokes every token of `user`; returns how many were live. `USER_NOT_FOUND` when unknown. */
+  revokeTokens(user: string): number {
+    this.require(user);
+    const count = this.dropTokens(user);
+    this.save();
+    return count;
+  }
+
+  private dropTokens(user: string): number {
+    const now = this.clock();
+    let live = 0;
+    for (const [id, token] of this.tokens) {
+      if (token.user !== user) continue;
+      if (token.expires > now) live++;
+      this.tokens.delete(id);
+    }
+    return live;
+  }
+
+  private guardLastAdministrator(name: string): void {
+    const admins = [...this.users.values()].filter((u) => u.permissions.includes(ADMIN_PERMISSION));
+    if (admins.length === 1 && admins[0]?.name === name) {
+      throw new SearchError(
+        'LAST_ADMINISTRATOR',
+        `${name} is the last user with ${ADMIN_PERMISSION}: give the permission to another user first`,
+      );
+    }
+  }
+
+  private load(): void {
+    const name = `conf/${basename(this.file)}`;
+    const fail = (problem: string): never => {
+      throw new SearchError(
+        'USERS_FILE_CORRUPT',
+        `${name} is unreadable: ${problem}; restore it from a backup (or remove it: the next start creates a new admin user)`,
+        { details: { file: name } },
+      );
+    };
+    let parsed: (FileBody & { sha256?: unknown }) | undefined;
+    try {
+      parsed = JSON.parse(readFileSync(this.file, 'utf8')) as FileBody & { sha256?: unknown };
+    } catch (error) {
+      fail(`not JSON (${(error as Error).message})`);
+    }
+    const body = parsed as FileBody & { sha256?: unknown };
+    const { sha256: checksum, ...rest } = body;
+    if (rest.format !== FORMAT) fail(`the format is ${JSON.stringify(rest.format)}, expected ${FORMAT}`);
+    if (rest.version !== VERSION) fail(`version ${String(rest.version)} is not supported (this server reads version ${VERSION})`);
+    if (typeof checksum !== 'string' || checksum !== sha256(JSON.stringify(rest))) fail('the checksum does not match its content');
+    if (!Array.isArray(rest.users) || !Array.isArray(rest.tokens)) fail('users or tokens are missing');
+    for (const user of rest.users) this.users.set(user.name, user);
+    const now = this.clock();
+    for (const token of rest.tokens) if (token.expires > now) this.tokens.set(token.id, token);
+  }
+
+  private save(): void {
+    const now = this.clock();
+    for (const [id, token] of this.tokens) if (token.expires <= now) this.tokens.delete(id);
+    const body: FileBody = {
+      format: FORMAT,
+      version: VERSION,
+      users: [...this.users.values()],
+      tokens: [...this.tokens.values()],
+    };
+    const text = JSON.stringify({ ...body, sha256: sha256(JSON.stringify(body)) }, null, 1) + '\n';
+    writeFileAtomically(this.file, text);
+  }
+}
+
+/**
+ * Writes a file (mode 0600 unless `mode` says otherwise) so that a crash leaves the old or the
+ * new content, never a mix: temporary file, fsync, rename, fsync of the folder.
+ */
+export function writeFileAtomically(file: string, text: string, mode = 0o600): void {
+  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = openSync(temporary, 'w', mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+  const folder = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(folder);
+  } finally {
+    closeSync(folder);
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function normalizePermissions(permissions: readonly string[]): Permission[] {
+  const out = new Set<Permission>();
+  for (const permission of permissions) {
+    if (!isPermission(permission)) {
+      throw new SearchError('PARAMETER_INVALID', `unknown permission ${JSON.stringify(permission)}: use sec.continuous.rest or sec.administer`);
+    }
+    out.add(permission);
+  }
+  return [...out].sort();
+}
+
+function normalizeCollections(collections: readonly string[]): string[] {
+  if (collections.includes(ALL_COLLECTIONS)) return [ALL_COLLECTIONS];
+  return [...new Set(collections.map((name) => validateName('collection', name)))].sort();
+}
