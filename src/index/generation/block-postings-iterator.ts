@@ -5,9 +5,102 @@ import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 const EMPTY_POSITIONS = new Int32Array(0);
 
 /**
- * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). The doc
- * region of the term is read once; blocks are decoded on demand, so advancing past whole
- * blocks (dynamic pruning) costs no decoding.
+ * The parsed header and skip table of one postings list. Immutable, so readers cache it and
+ * share it between iterators: a common term's skip table is parsed once, not per query.
+ */
+export interface PostingsShape {
+  readonly docFreq: number;
+  readonly maxFreq: number;
+  readonly minLength: number;
+  readonly maxFreqRatio: number;
+  readonly blockCount: number;
+  readonly blockLastDoc: Int32Array;
+  readonly blockByteStart: Int32Array;
+  readonly blockPosStart: Float64Array;
+  readonly blockPosLength: Int32Array;
+  readonly blockMaxFreqs: Int32Array;
+  readonly blockMinLengths: Int32Array;
+  readonly blockMaxRatios: Float32Array;
+}
+
+/** Parses a postings list's header and skip table (layout in generation-files.ts). */
+export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart: number, posLength: number): PostingsShape {
+  let at = 0;
+  const read = (): number => {
+    let b = bytes[at++]!;
+    if (b < 0x80) return b;
+    let value = b & 0x7f;
+    let shift = 7;
+    do {
+      b = bytes[at++]!;
+      value += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b >= 0x80);
+    return value;
+  };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const readFloat32 = (): number => {
+    const value = view.getFloat32(at, true);
+    at += 4;
+    return value;
+  };
+  const maxFreq = read();
+  const minLength = read();
+  const maxFreqRatio = readFloat32();
+  const blocks = Math.ceil(docFreq / POSTINGS_BLOCK_SIZE);
+  const shape: PostingsShape = {
+    docFreq,
+    maxFreq,
+    minLength,
+    maxFreqRatio,
+    blockCount: blocks,
+    blockLastDoc: new Int32Array(blocks),
+    blockByteStart: new Int32Array(blocks + 1),
+    blockPosStart: new Float64Array(blocks),
+    blockPosLength: new Int32Array(blocks),
+    blockMaxFreqs: new Int32Array(blocks),
+    blockMinLengths: new Int32Array(blocks),
+    blockMaxRatios: new Float32Array(blocks),
+  };
+  if (blocks === 1) {
+    shape.blockMaxRatios[0] = maxFreqRatio;
+    // One block: its recorded end is a bound, not a document.
+    shape.blockLastDoc[0] = NO_MORE_DOCS - 1;
+    shape.blockPosStart[0] = posStart;
+    shape.blockPosLength[0] = posLength;
+    shape.blockMaxFreqs[0] = maxFreq;
+    shape.blockMinLengths[0] = minLength;
+    shape.blockByteStart[0] = at;
+    shape.blockByteStart[1] = bytes.length;
+    return shape;
+  }
+  let lastDoc = -1;
+  let posAt = posStart;
+  const byteLength = new Int32Array(blocks);
+  for (let b = 0; b < blocks; b++) {
+    lastDoc += read();
+    shape.blockLastDoc[b] = lastDoc;
+    byteLength[b] = read();
+    shape.blockPosStart[b] = posAt;
+    const blockPos = read();
+    shape.blockPosLength[b] = blockPos;
+    posAt += blockPos;
+    shape.blockMaxFreqs[b] = read();
+    shape.blockMinLengths[b] = read();
+    shape.blockMaxRatios[b] = readFloat32();
+  }
+  let start = at;
+  for (let b = 0; b < blocks; b++) {
+    shape.blockByteStart[b] = start;
+    start += byteLength[b]!;
+  }
+  shape.blockByteStart[blocks] = start;
+  return shape;
+}
+
+/**
+ * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). Blocks are
+ * decoded on demand, so advancing past whole blocks (dynamic pruning) costs no decoding.
  */
 export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts {
   readonly docFreq: number;
@@ -42,76 +135,22 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   constructor(
     bytes: Uint8Array,
-    docFreq: number,
+    shape: PostingsShape,
     private readonly positionsInput: IndexInput | null,
-    posStart: number,
-    posLength: number,
   ) {
     this.bytes = bytes;
-    this.docFreq = docFreq;
-    let at = 0;
-    const read = (): number => {
-      let b = bytes[at++]!;
-      if (b < 0x80) return b;
-      let value = b & 0x7f;
-      let shift = 7;
-      do {
-        b = bytes[at++]!;
-        value += (b & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (b >= 0x80);
-      return value;
-    };
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const readFloat32 = (): number => {
-      const value = view.getFloat32(at, true);
-      at += 4;
-      return value;
-    };
-    this.maxFreq = read();
-    this.minLength = read();
-    this.maxFreqRatio = readFloat32();
-    const blocks = Math.ceil(docFreq / POSTINGS_BLOCK_SIZE);
-    this.blockCount = blocks;
-    this.blockLastDoc = new Int32Array(blocks);
-    this.blockByteStart = new Int32Array(blocks + 1);
-    this.blockPosStart = new Float64Array(blocks);
-    this.blockPosLength = new Int32Array(blocks);
-    this.blockMaxFreqs = new Int32Array(blocks);
-    this.blockMinLengths = new Int32Array(blocks);
-    this.blockMaxRatios = new Float32Array(blocks);
-    if (blocks === 1) {
-      this.blockMaxRatios[0] = this.maxFreqRatio;
-      this.blockLastDoc[0] = NO_MORE_DOCS - 1;
-      this.blockPosStart[0] = posStart;
-      this.blockPosLength[0] = posLength;
-      this.blockMaxFreqs[0] = this.maxFreq;
-      this.blockMinLengths[0] = this.minLength;
-      this.blockByteStart[0] = at;
-      this.blockByteStart[1] = bytes.length;
-    } else {
-      let lastDoc = -1;
-      let posAt = posStart;
-      const byteLength = new Int32Array(blocks);
-      for (let b = 0; b < blocks; b++) {
-        lastDoc += read();
-        this.blockLastDoc[b] = lastDoc;
-        byteLength[b] = read();
-        this.blockPosStart[b] = posAt;
-        const blockPos = read();
-        this.blockPosLength[b] = blockPos;
-        posAt += blockPos;
-        this.blockMaxFreqs[b] = read();
-        this.blockMinLengths[b] = read();
-        this.blockMaxRatios[b] = readFloat32();
-      }
-      let start = at;
-      for (let b = 0; b < blocks; b++) {
-        this.blockByteStart[b] = start;
-        start += byteLength[b]!;
-      }
-      this.blockByteStart[blocks] = start;
-    }
+    this.docFreq = shape.docFreq;
+    this.maxFreq = shape.maxFreq;
+    this.minLength = shape.minLength;
+    this.maxFreqRatio = shape.maxFreqRatio;
+    this.blockCount = shape.blockCount;
+    this.blockLastDoc = shape.blockLastDoc;
+    this.blockByteStart = shape.blockByteStart;
+    this.blockPosStart = shape.blockPosStart;
+    this.blockPosLength = shape.blockPosLength;
+    this.blockMaxFreqs = shape.blockMaxFreqs;
+    this.blockMinLengths = shape.blockMinLengths;
+    this.blockMaxRatios = shape.blockMaxRatios;
   }
 
   docId(): number {

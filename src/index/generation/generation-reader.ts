@@ -5,7 +5,7 @@ import { openCodecFile, readCodecFile } from '../store/codec-file.js';
 import type { Directory, IndexInput } from '../store/directory.js';
 import type { StoredRecord } from '../document.js';
 import type { PostingsIterator } from '../generation-view.js';
-import { BlockPostingsIterator } from './block-postings-iterator.js';
+import { BlockPostingsIterator, parsePostingsShape, type PostingsShape } from './block-postings-iterator.js';
 import {
   CODEC_GENERATION,
   CODEC_NORMS,
@@ -15,6 +15,7 @@ import {
   CODEC_TERMS,
   FORMAT_VERSION,
   generationFile,
+  POSTINGS_BLOCK_SIZE,
   type FieldMeta,
   type GenerationMeta,
 } from './generation-files.js';
@@ -26,6 +27,8 @@ import { TermDictionaryReader, type TermInfo } from './term-dictionary-reader.js
  * ones are read with pread. About 0.7 KB per document of RFC text for both together.
  */
 const POSTINGS_IN_MEMORY_BYTES = 512 * 1024 * 1024;
+const TERM_CACHE_ENTRIES = 4096;
+const SHAPE_CACHE_ENTRIES = 1024;
 
 interface StoredBlock {
   firstDoc: number;
@@ -50,6 +53,10 @@ export class GenerationReader {
   private readonly numbers = new Map<string, Float64Array>();
   private readonly fieldMeta = new Map<string, FieldMeta>();
   private readonly storedBlocks: StoredBlock[] = [];
+  /** Recently looked-up terms (first inserted evicted first). */
+  private readonly termCache = new Map<string, TermInfo | undefined>();
+  /** Parsed skip tables of recently used long postings lists, by their offset. */
+  private readonly shapes = new Map<number, PostingsShape>();
   private cachedBlock: { index: number; bytes: Uint8Array; starts: Int32Array; ends: Int32Array } | undefined;
   private closed = false;
 
@@ -108,17 +115,31 @@ export class GenerationReader {
   }
 
   termInfo(field: string, term: string): TermInfo | undefined {
-    return this.dictionary.lookup(field, term);
+    // Queries look the same terms up again and again (statistics, then postings, per query).
+    const cacheKey = `${field}\u0000${term}`;
+    if (this.termCache.has(cacheKey)) return this.termCache.get(cacheKey);
+    const info = this.dictionary.lookup(field, term);
+    if (this.termCache.size >= TERM_CACHE_ENTRIES) this.termCache.delete(this.termCache.keys().next().value!);
+    this.termCache.set(cacheKey, info);
+    return info;
   }
 
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
-    const info = this.dictionary.lookup(field, term);
+    const info = this.termInfo(field, term);
     return info === undefined ? null : this.postingsOf(info, withPositions);
   }
 
   postingsOf(info: TermInfo, withPositions: boolean): BlockPostingsIterator {
     const bytes = this.docInput.read(info.docStart, info.docLength);
-    return new BlockPostingsIterator(bytes, info.docFreq, withPositions ? this.posInput : null, info.posStart, info.posLength);
+    let shape = info.docFreq > POSTINGS_BLOCK_SIZE ? this.shapes.get(info.docStart) : undefined;
+    if (shape === undefined) {
+      shape = parsePostingsShape(bytes, info.docFreq, info.posStart, info.posLength);
+      if (info.docFreq > POSTINGS_BLOCK_SIZE) {
+        if (this.shapes.size >= SHAPE_CACHE_ENTRIES) this.shapes.delete(this.shapes.keys().next().value!);
+        this.shapes.set(info.docStart, shape);
+      }
+    }
+    return new BlockPostingsIterator(bytes, shape, withPositions ? this.posInput : null);
   }
 
   termsWithPrefix(field: string, prefix: string, limit: number): string[] {
