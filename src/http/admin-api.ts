@@ -49,14 +49,16 @@ const CREATE_COLLECTION_BODY = {
     members: { type: 'array', items: { type: 'string' }, description: 'Push collections searched by a meta collection.' },
   },
   required: ['type'],
-  additionalProperties: false,
+  propertyNames: { enum: ['type', 'members'] },
 } as const;
 
 const CONFIG_TEXTS = {
   type: 'object',
   description: 'File name → its text; null: the file does not exist (PUT: remove it; collection.cfg cannot be removed).',
   properties: Object.fromEntries(CONFIG_FILES.map((file) => [file, { type: ['string', 'null'], maxLength: 1048576 }])),
-  additionalProperties: false,
+  // Not additionalProperties: false, which Fastify's validator answers by dropping the
+  // property silently: a misspelt file name must be refused, not ignored.
+  propertyNames: { enum: [...CONFIG_FILES] },
 } as const;
 
 const CONFIG_BODY = {
@@ -79,7 +81,8 @@ const USER_BODY = {
     collections: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Collection names, or ["*"] for all.' },
   },
   required: ['permissions', 'collections'],
-  additionalProperties: false,
+  // A misspelt "password" must be refused, not dropped (the user would keep its old one).
+  propertyNames: { enum: ['password', 'permissions', 'collections'] },
 } as const;
 
 const USER_VIEW = {

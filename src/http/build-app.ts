@@ -70,9 +70,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /**
  * Builds the HTTP application without listening (`app.listen()` is the caller's; tests use
  * `app.inject()`): creates the `$SEARCH_HOME` layout, opens `web/log/push.log`, reads
- * `conf/global.cfg` (a bad value stops here with `CONFIG_INVALID`), and registers the push
- * API under every prefix of {@link PUSH_API_PREFIXES} and the search routes under `/s`
- * (`search-routes.ts`).
+ * `conf/global.cfg` (a bad value stops here with `CONFIG_INVALID`), opens the users of
+ * `conf/users.json` (creating `admin` on first start, see `src/security/`), and registers the
+ * push API under every prefix of {@link PUSH_API_PREFIXES}, the account routes under
+ * `/admin-api/account/v1`, the admin API under `/admin-api/v1` and the search routes under
+ * `/s` (`search-routes.ts`). Push and admin routes need a user (HTTP Basic or
+ * `X-Security-Token`); search needs one only for collections with `search.public=false`.
  *
  * Every error answers `{"status", "error", "message"}` (see `error-reply.ts`); failures that
  * are ours (5xx) are written to push.log with the request id, never to the client. Request
