@@ -11,10 +11,15 @@ import { SearchHome } from '../collection/search-home.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { openSecurity, type SecurityOptions } from '../security/open-security.js';
 import { adminApi } from './admin-api.js';
+import { adminUi } from './admin-ui/admin-ui.js';
+import { UiSessions } from './admin-ui/ui-session.js';
+import { registerApiUi } from './api-ui.js';
 import { pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
 import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
 import { errorReply } from './error-reply.js';
+import { healthRoutes } from './health.js';
+import { installMetrics, readMetricsPublic } from './metrics.js';
 import { pushApi, type PushAuthenticator } from './push-api.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
 
@@ -144,6 +149,15 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
       message: `no route ${request.method} ${request.url.split('?')[0]}; the push API is under ${PUSH_API_PREFIXES.join(' and ')}`,
     });
   });
+
+  // Before the routes: plugins get the hooks (request counting) their parent had at registration.
+  installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
+  await app.register(healthRoutes, { manager });
+
+  // The OpenAPI document collects the routes registered after it; the admin UI at /search/admin/.
+  const uiSessions = new UiSessions(auth);
+  await registerApiUi(app, { sessions: uiSessions });
+  await app.register(adminUi, { manager, sessions: uiSessions });
 
   for (const prefix of PUSH_API_PREFIXES) {
     await app.register(pushApi, {

@@ -1,0 +1,220 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CollectionManager } from '../collection/collection-manager.js';
+import { parseCfg } from '../collection/config/cfg-file.js';
+import type { CollectionState, CollectionStateView } from '../collection/push-collection.js';
+import type { SearchHome } from '../collection/search-home.js';
+import { SearchError } from '../errors.js';
+import type { Authenticator } from '../security/authenticator.js';
+import { ADMIN_PERMISSION } from '../security/permissions.js';
+import { requireUser } from './auth-hooks.js';
+
+/** Options of {@link installMetrics}. */
+export interface MetricsOptions {
+  manager: CollectionManager;
+  auth: Authenticator;
+  /**
+   * `metrics.public` of global.cfg (see {@link readMetricsPublic}): true lets anyone scrape,
+   * false needs a user holding `sec.administer` (HTTP Basic or `X-Security-Token`).
+   */
+  public: boolean;
+  /** Path of the scrape route (default `/metrics`). */
+  path?: string;
+}
+
+/** The global.cfg key that decides whether `/metrics` needs `sec.administer`. */
+export const METRICS_PUBLIC_KEY = 'metrics.public';
+
+/** Routes whose successful answers feed the query latency histogram. */
+export const QUERY_ROUTES: readonly string[] = Object.freeze(['/s/search.json', '/s/search.html']);
+
+/** Label of requests no route matched: raw URLs would make one series per URL scanned. */
+const UNMATCHED_ROUTE = 'unmatched';
+
+const COLLECTION_STATES: readonly CollectionState[] = ['STOPPED', 'STARTING', 'RUNNING', 'STOPPING', 'FAILED'];
+
+/**
+ * Reads `metrics.public` from `conf/global.cfg` (default true: a scrape shows counts and
+ * collection names, no content). Throws `CONFIG_INVALID` for a value other than true/false,
+ * failing closed as `search.public` does: a typo must not open what was meant to be private.
+ */
+export function readMetricsPublic(home: SearchHome): boolean {
+  const file = home.globalConfigFile;
+  if (!existsSync(file)) return true;
+  const value = parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg').get(METRICS_PUBLIC_KEY);
+  const setting = value?.trim().toLowerCase();
+  if (setting === undefined || setting === '' || setting === 'true') return true;
+  if (setting === 'false') return false;
+  throw new SearchError(
+    'CONFIG_INVALID',
+    `conf/global.cfg: ${METRICS_PUBLIC_KEY} is ${JSON.stringify(value)}: set it to true (anyone may scrape /metrics) or false (sec.administer needed)`,
+  );
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * RSS, open file descriptors, event loop lag, heap and GC: one set per process, so one
+ * registry shared by every app of the process. Each app having its own would start another
+ * event-loop monitor and GC observer per app, never stopped (tests build hundreds of apps).
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The service's metrics in a registry of its own (never prom-client's global one, so several
+ * apps in one process keep apart counts). Request metrics are counted by hooks; collection
+ * metrics are read from each RUNNING collection's `stateView()` at scrape time, which never
+ * starts a collection (STOPPED and FAILED ones only show their state).
+ */
+export class ServiceMetrics {
+  /** The app's own metrics (the process metrics are added to the scrape text). */
+  readonly registry = new Registry();
+  /** Metrics read from the collections at each scrape (declared before the fields filling it). */
+  private readonly collectionMetrics: (Gauge | Counter)[] = [];
+
+  private readonly requests = new Counter({
+    name: 'pushsearch_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly requestSeconds = new Histogram({
+    name: 'pushsearch_http_request_duration_seconds',
+    help: 'Time from request received to answer sent, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly querySeconds = new Histogram({
+    name: 'pushsearch_query_duration_seconds',
+    help: 'Latency of successful searches (status below 400), by search route',
+    labelNames: ['route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  private readonly state = this.gauge('pushsearch_collection_state', 'Push collection state: 1 for the current state, 0 for the others', ['collection', 'state']);
+  private readonly documents = this.gauge('pushsearch_collection_documents', 'Live documents of the last commit (running collections)');
+  private readonly killed = this.gauge('pushsearch_collection_killed_documents', 'Deleted or replaced documents still held by generations until merged away');
+  private readonly staged = this.gauge('pushsearch_collection_staged_changes', 'Accepted changes not yet committed');
+  private readonly generations = this.gauge('pushsearch_collection_generations', 'Generations of the live manifest');
+  private readonly bytesOnDisk = this.gauge('pushsearch_collection_bytes_on_disk', 'Bytes of the live index files');
+  private readonly mergesRunning = this.gauge('pushsearch_collection_merges_running', 'Merges running now');
+  private readonly lastCommit = this.gauge('pushsearch_collection_last_commit_timestamp_seconds', 'Time of the last commit (Unix seconds)');
+  private readonly lastFsync = this.gauge('pushsearch_journal_last_fsync_seconds', 'Duration of the journal\'s most recent fsync');
+  // Engine counters count since the collection was opened; a restart of the collection is a
+  // counter reset, which Prometheus' rate() handles.
+  private readonly commits = this.counter('pushsearch_collection_commits_total', 'Commits published since the collection was opened');
+  private readonly commitFailures = this.counter('pushsearch_collection_commit_failures_total', 'Commits that failed since the collection was opened');
+  private readonly merges = this.counter('pushsearch_collection_merges_total', 'Merges finished since the collection was opened, by result (done, failed)', ['collection', 'result']);
+  private readonly documentsPut = this.counter('pushsearch_collection_documents_put_total', 'Documents added or replaced since the collection was opened');
+  private readonly documentsDeleted = this.counter('pushsearch_collection_documents_deleted_total', 'Documents deleted since the collection was opened');
+  private readonly journalAppends = this.counter('pushsearch_journal_appends_total', 'Changes appended to the journal since the collection was opened');
+  private readonly journalFsyncs = this.counter('pushsearch_journal_fsyncs_total', 'Journal fsyncs (each makes a group of appends durable)');
+
+  constructor(private readonly manager: CollectionManager) {}
+
+  /** Counts one answered request (called from the `onResponse` hook). */
+  observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+    const pattern = route ?? UNMATCHED_ROUTE;
+    this.requests.inc({ method, route: pattern, status: String(status) });
+    this.requestSeconds.observe({ method, route: pattern }, seconds);
+    if (status < 400 && QUERY_ROUTES.includes(pattern)) this.querySeconds.observe({ route: pattern }, seconds);
+  }
+
+  /** `Content-Type` of {@link scrape}'s text. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition: collection metrics read now, request and process metrics. */
+  async scrape(): Promise<string> {
+    this.refreshCollections();
+    const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
+    return own + process;
+  }
+
+  private refreshCollections(): void {
+    // Reset: a deleted or stopped collection's series disappear instead of freezing.
+    for (const metric of this.collectionMetrics) metric.reset();
+    for (const name of this.manager.names()) {
+      let view: CollectionStateView;
+      try {
+        if (this.manager.typeOf(name) !== 'push') continue;
+        view = this.manager.collection(name).stateView();
+      } catch {
+        continue; // deleted while we listed
+      }
+      for (const state of COLLECTION_STATES) this.state.set({ collection: name, state }, view.state === state ? 1 : 0);
+      const stats = view.stats;
+      if (stats === undefined) continue;
+      const labels = { collection: name };
+      this.documents.set(labels, stats.CurDocuments);
+      this.killed.set(labels, stats.CurKilled);
+      this.staged.set(labels, stats.CurStagedChanges);
+      this.generations.set(labels, stats.CurGenerations);
+      this.bytesOnDisk.set(labels, stats.CurBytesOnDisk);
+      this.mergesRunning.set(labels, stats.CurMergesRunning);
+      if (stats.LastCommitTime !== null) this.lastCommit.set(labels, Date.parse(stats.LastCommitTime) / 1000);
+      this.lastFsync.set(labels, stats.JournalLastFsyncMs / 1000);
+      this.commits.inc(labels, stats.TotCommits);
+      this.commitFailures.inc(labels, stats.TotCommitFailures);
+      this.merges.inc({ collection: name, result: 'done' }, stats.TotMergesDone);
+      this.merges.inc({ collection: name, result: 'failed' }, stats.TotMergesFailed);
+      this.documentsPut.inc(labels, stats.TotDocumentsPut);
+      this.documentsDeleted.inc(labels, stats.TotDocumentsDeleted);
+      this.journalAppends.inc(labels, stats.JournalAppends);
+      this.journalFsyncs.inc(labels, stats.JournalFsyncs);
+    }
+  }
+
+  private gauge(name: string, help: string, labelNames: string[] = ['collection']): Gauge {
+    const gauge = new Gauge({ name, help, labelNames, registers: [this.registry] });
+    this.collectionMetrics.push(gauge);
+    return gauge;
+  }
+
+  private counter(name: string, help: string, labelNames: string[] = ['collection']): Counter {
+    const counter = new Counter({ name, help, labelNames, registers: [this.registry] });
+    this.collectionMetrics.push(counter);
+    return counter;
+  }
+}
+
+/**
+ * Adds request counting (hooks on the root instance, so call it before the routes are
+ * registered: Fastify gives a plugin the hooks its parent had when it was registered) and
+ * `GET /metrics`, public unless {@link MetricsOptions.public} is false. Routes are labelled
+ * with their pattern (`/push-api/v1/collections/:collection/documents`), never the raw URL.
+ */
+export function installMetrics(app: FastifyInstance, options: MetricsOptions): ServiceMetrics {
+  const metrics = new ServiceMetrics(options.manager);
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  app.get(
+    options.path ?? '/metrics',
+    {
+      ...(options.public ? {} : { onRequest: requireUser(options.auth, ADMIN_PERMISSION) }),
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        description: `Requests by route and status, request and query latency, per running collection: documents, staged changes, generations, commits, merges, journal fsyncs; process RSS, open files, event loop lag. Public unless ${METRICS_PUBLIC_KEY}=false in conf/global.cfg (then sec.administer is needed).`,
+      },
+    },
+    async (_request, reply) => {
+      const text = await metrics.scrape();
+      void reply.header('content-type', metrics.contentType).header('cache-control', 'no-store');
+      return text;
+    },
+  );
+  return metrics;
+}

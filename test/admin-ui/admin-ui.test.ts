@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { ADMIN_PASSWORD, basicAuth, testApp, type TestApp } from '../http/helpers.js';
+
+/** A logged-in browser: its cookie and the CSRF token of its pages. */
+interface Browser {
+  cookie: string;
+  csrf: string;
+}
+
+async function logIn(app: TestApp, user = 'admin', password = ADMIN_PASSWORD): Promise<Browser> {
+  const response = await app.app.inject({
+    method: 'POST',
+    url: '/search/admin/login',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ username: user, password, next: '/search/admin/' }).toString(),
+  });
+  assert.equal(response.statusCode, 303, response.body);
+  const setCookie = String(response.headers['set-cookie']);
+  assert.match(setCookie, /^pushsearch_session=[^;]+;/);
+  assert.match(setCookie, /HttpOnly/i);
+  assert.match(setCookie, /SameSite=Strict/i);
+  assert.match(setCookie, /Path=\/search\/admin/);
+  const cookie = setCookie.split(';')[0]!;
+  const home = await app.app.inject({ method: 'GET', url: '/search/admin/', headers: { cookie } });
+  assert.equal(home.statusCode, 200);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(home.body)?.[1];
+  assert.ok(csrf, 'the page has a CSRF field');
+  return { cookie, csrf };
+}
+
+function post(app: TestApp, browser: Browser, url: string, fields: Record<string, string | string[]>, csrf: string | null = browser.csrf): Promise<LightMyRequestResponse> {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) form.append(name, v);
+  if (csrf !== null) form.append('_csrf', csrf); // null: a form without the field
+  return app.app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie: browser.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: form.toString(),
+  });
+}
+
+function get(app: TestApp, browser: Browser, url: string): Promise<LightMyRequestResponse> {
+  return app.app.inject({ method: 'GET', url, headers: { cookie: browser.cookie } });
+}
+
+describe('admin UI', () => {
+  let app: TestApp;
+  let admin: Browser;
+
+  before(async () => {
+    app = await testApp(['docs']);
+    admin = await logIn(app);
+  });
+  after(() => app.close());
+
+  it('sends a browser without a session to the login page, and refuses a wrong password', async () => {
+    const page = await app.app.inject({ method: 'GET', url: '/search/admin/users' });
+    assert.equal(page.statusCode, 303);
+    assert.equal(page.headers.location, '/search/admin/login?next=%2Fsearch%2Fadmin%2Fusers');
+    const login = await app.app.inject({ method: 'GET', url: '/search/admin/login' });
+    assert.equal(login.statusCode, 200);
+    assert.match(String(login.headers['content-security-policy']), /default-src 'none'/);
+    const wrong = await app.app.inject({
+      method: 'POST',
+      url: '/search/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'username=admin&password=wrong-password',
+    });
+    assert.equal(wrong.statusCode, 401);
+    assert.equal(wrong.headers['set-cookie'], undefined);
+    assert.match(wrong.body, /wrong user name or password/);
+    // A forged cookie is no session.
+    const forged = await app.app.inject({ method: 'GET', url: '/search/admin/', headers: { cookie: 'pushsearch_session=abc' } });
+    assert.equal(forged.statusCode, 303);
+  });
+
+  it('the session is a login token: it works as X-Security-Token, and logout revokes it', async () => {
+    const browser = await logIn(app);
+    const token = browser.cookie.split('=')[1]!;
+    const session = await app.app.inject({ method: 'GET', url: '/admin-api/account/v1/session', headers: { 'x-security-token': token } });
+    assert.equal(session.statusCode, 200);
+    const out = await post(app, browser, '/search/admin/logout', {});
+    assert.equal(out.statusCode, 303);
+    assert.match(String(out.headers['set-cookie']), /pushsearch_session=;/);
+    assert.equal((await get(app, browser, '/search/admin/')).statusCode, 303);
+    const dead = await app.app.inject({ method: 'GET', url: '/admin-api/account/v1/session', headers: { 'x-security-token': token } });
+    assert.equal(dead.statusCode, 401);
+  });
+
+  it('refuses forms without or with a wrong CSRF token, and changes nothing', async () => {
+    for (const csrf of [null, 'wrong', admin.csrf.slice(0, -1) + (admin.csrf.endsWith('A') ? 'B' : 'A')]) {
+      const create = await post(app, admin, '/search/admin/collections', { name: 'forged', type: 'push' }, csrf);
+      assert.equal(create.statusCode, 403);
+      assert.equal(app.manager.exists('forged'), false);
+      const remove = await post(app, admin, '/search/admin/collections/docs/delete', {}, csrf);
+      assert.equal(remove.statusCode, 403);
+      assert.equal(app.manager.exists('docs'), true);
+      const user = await post(app, admin, '/search/admin/users', { name: 'mallory', password: 'mallory-password', permissions: 'sec.administer', collections: '*' }, csrf);
+      assert.equal(user.statusCode, 403);
+      assert.equal(app.auth.users.get('mallory'), undefined);
+      const upgrade = await post(app, admin, '/search/admin/system/prepare-upgrade', {}, csrf);
+      assert.equal(upgrade.statusCode, 403);
+      assert.equal(app.manager.upgradeStatus(), undefined);
+    }
+    // Another session's token is no good either.
+    const other = await logIn(app);
+    assert.notEqual(other.csrf, admin.csrf);
+    assert.equal((await post(app, admin, '/search/admin/collections', { name: 'forged', type: 'push' }, other.csrf)).statusCode, 403);
+    assert.equal(app.manager.exists('forged'), false);
+  });
+
+  it('escapes what it shows: a collection named <script> is text', async () => {
+    const evil = '<script>alert(1)</script>';
+    const create = await post(app, admin, '/search/admin/collections', { name: evil, type: 'push' });
+    assert.equal(create.statusCode, 400);
+    assert.ok(!create.body.includes('<script>'), 'no raw <script> in the page');
+    assert.match(create.body, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
+    // A config file holding markup shows it as text in the editor.
+    const save = await post(app, admin, '/search/admin/collections/docs/config', {
+      'collection.cfg': `collection_type=push\n# </textarea><script>alert(1)</script>\n`,
+    });
+    assert.equal(save.statusCode, 200, save.body);
+    assert.ok(!save.body.includes('<script>'));
+    assert.match(save.body, /&#60;\/textarea&#62;&#60;script&#62;/);
+  });
+
+  it('creates and deletes collections', async () => {
+    const create = await post(app, admin, '/search/admin/collections', { name: 'news', type: 'push' });
+    assert.equal(create.statusCode, 200);
+    assert.match(create.body, /push collection news created/);
+    assert.equal(app.manager.typeOf('news'), 'push');
+    const meta = await post(app, admin, '/search/admin/collections', { name: 'all', type: 'meta', members: 'docs, news' });
+    assert.equal(meta.statusCode, 200, meta.body);
+    assert.deepEqual(app.manager.membersOf('all'), ['docs', 'news']);
+    const list = await get(app, admin, '/search/admin/');
+    assert.match(list.body, /href="\/search\/admin\/collections\/news"/);
+    const taken = await post(app, admin, '/search/admin/collections', { name: 'news', type: 'push' });
+    assert.equal(taken.statusCode, 409);
+    assert.equal((await post(app, admin, '/search/admin/collections/all/delete', {})).statusCode, 200);
+    assert.equal((await post(app, admin, '/search/admin/collections/news/delete', {})).statusCode, 200);
+    assert.equal(app.manager.exists('news'), false);
+  });
+
+  it('commits, snapshots, vacuums and stops from the collection page, which shows state and push.log errors', async () => {
+    const put = await app.app.inject({
+      method: 'PUT',
+      url: '/push-api/v1/collections/docs/documents?key=http://example.com/a',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello lanterns',
+    });
+    assert.equal(put.statusCode, 200);
+    let page = await get(app, admin, '/search/admin/collections/docs');
+    assert.match(page.body, /<th>Staged changes<\/th><td>1<\/td>/);
+    page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'commit' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /committed: 1 change\(s\)/);
+    assert.match(page.body, /<th>Documents<\/th><td>1<\/td>/);
+    page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'snapshot', snapshot: 'before-upgrade' });
+    assert.match(page.body, /snapshot before-upgrade created/);
+    assert.match(page.body, /<td>before-upgrade<\/td>/);
+    page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'merge' });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /vacuum MERGE started/);
+    page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'reindex' });
+    assert.ok(page.statusCode === 200 || page.statusCode === 409, page.body);
+    // Let the vacuum finish before stopping.
+    for (let i = 0; i < 200 && app.manager.collection('docs').stateView().vacuum?.state === 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 25));
+    page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'stop' });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.equal(app.manager.collection('docs').state, 'STOPPED');
+    assert.match(page.body, /<th>State<\/th><td>STOPPED<\/td>/);
+
+    app.manager.log.error({ collection: 'docs', err: { message: 'merge failed: <b>disk full</b>', code: 'IO' } }, 'merge failed');
+    app.manager.log.error({ collection: 'other', err: { message: 'not for docs' } }, 'other failure');
+    page = await get(app, admin, '/search/admin/collections/docs');
+    assert.match(page.body, /IO: merge failed: &#60;b&#62;disk full&#60;\/b&#62;/);
+    assert.ok(!page.body.includes('not for docs'));
+  });
+
+  it('validates configuration files: a bad line is shown with its number and nothing is written', async () => {
+    const file = join(app.home, 'conf', 'docs', 'metamap.cfg');
+    const good = await post(app, admin, '/search/admin/collections/docs/config', { 'metamap.cfg': 'author,1,author\n' });
+    assert.equal(good.statusCode, 200, good.body);
+    assert.match(good.body, /saved metamap.cfg/);
+    assert.equal(readFileSync(file, 'utf8'), 'author,1,author\n');
+    const bad = await post(app, admin, '/search/admin/collections/docs/config', { 'metamap.cfg': 'author,1,author\r\nFUNbad,9,x\r\n', 'qie.cfg': '0.5 .*\n' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /nothing saved: conf\/docs\/metamap.cfg line 2/);
+    assert.match(bad.body, /FUNbad,9,x/, 'the submitted text stays in the editor');
+    assert.equal(readFileSync(file, 'utf8'), 'author,1,author\n');
+    assert.equal(existsSync(join(app.home, 'conf', 'docs', 'qie.cfg')), false);
+  });
+
+  it('manages users: create, permissions and collections, password, delete', async () => {
+    let page = await post(app, admin, '/search/admin/users', { name: 'pusher', password: 'pusher-password-1', permissions: 'sec.continuous.rest', collections: 'docs' });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /user pusher created/);
+    let user = app.auth.users.get('pusher')!;
+    assert.deepEqual(user.permissions, ['sec.continuous.rest']);
+    assert.deepEqual(user.collections, ['docs']);
+    const basicOld = basicAuth('pusher', 'pusher-password-1');
+    assert.equal((await app.app.inject({ method: 'GET', url: '/push-api/v1/collections/docs/state', headers: { authorization: basicOld } })).statusCode, 200);
+
+    // A push user logs into the UI but may not administer.
+    const pusher = await logIn(app, 'pusher', 'pusher-password-1').catch(() => undefined);
+    assert.equal(pusher, undefined, 'the admin pages refuse a user without sec.administer');
+
+    page = await post(app, admin, '/search/admin/users/pusher', { permissions: ['sec.continuous.rest', 'sec.administer'], collections: '*', password: 'pusher-password-2' });
+    assert.equal(page.statusCode, 200, page.body);
+    user = app.auth.users.get('pusher')!;
+    assert.deepEqual([...user.permissions].sort(), ['sec.administer', 'sec.continuous.rest']);
+    assert.deepEqual(user.collections, ['*']);
+    assert.equal((await app.app.inject({ method: 'GET', url: '/push-api/v1/collections/docs/state', headers: { authorization: basicOld } })).statusCode, 401);
+
+    const short = await post(app, admin, '/search/admin/users/pusher', { permissions: [], collections: '', password: 'short' });
+    assert.equal(short.statusCode, 400);
+    page = await post(app, admin, '/search/admin/users/pusher/delete', {});
+    assert.equal(page.statusCode, 200);
+    assert.equal(app.auth.users.get('pusher'), undefined);
+  });
+
+  it('a user without sec.administer gets 403 pages', async () => {
+    await app.auth.users.put('reader', { password: 'reader-password', permissions: ['sec.continuous.rest'], collections: ['docs'] });
+    const login = await app.app.inject({
+      method: 'POST',
+      url: '/search/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'username=reader&password=reader-password',
+    });
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const page = await app.app.inject({ method: 'GET', url: '/search/admin/users', headers: { cookie } });
+    assert.equal(page.statusCode, 403);
+    assert.match(page.body, /needs the permission sec.administer/);
+    // The API UI is for every user.
+    assert.equal((await app.app.inject({ method: 'GET', url: '/search/admin/api-ui/', headers: { cookie } })).statusCode, 200);
+  });
+
+  it('the System menu runs prepare for upgrade and shows its progress', async () => {
+    let page = await get(app, admin, '/search/admin/system');
+    assert.match(page.body, /NOT_STARTED/);
+    page = await post(app, admin, '/search/admin/system/prepare-upgrade', {});
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /prepare for upgrade started/);
+    assert.notEqual(app.manager.upgradeStatus(), undefined);
+    for (let i = 0; i < 200 && app.manager.upgradeStatus()?.state !== 'PREPARED'; i++) await new Promise((r) => setTimeout(r, 25));
+    page = await get(app, admin, '/search/admin/system');
+    assert.match(page.body, /<output id="upgrade-state">PREPARED<\/output>/);
+    const status = await app.app.inject({ method: 'POST', url: '/push-api/v1/upgrade/prepare/status' });
+    assert.equal(status.json<{ state: string }>().state, 'PREPARED');
+  });
+});

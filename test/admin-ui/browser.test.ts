@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { startServer, type RunningServer } from '../../src/http/server.js';
+import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+
+// Debian's chromium, driven by playwright-core (no browser download), as in test/search-http.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+
+type Playwright = typeof import('playwright-core');
+type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
+
+describe('admin UI and API UI in a real browser', { skip, timeout: 180_000 }, () => {
+  let server: RunningServer;
+  let home: { home: string; cleanup: () => void };
+  let browser: Browser;
+
+  before(async () => {
+    home = tempHome();
+    server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
+    const { chromium } = (await import('playwright-core')) as Playwright;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    home?.cleanup();
+  });
+
+  it('logs in, creates a collection, pushes through "try it out", commits from the admin UI and finds it', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      // Failed loads are reported with their address below.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) problems.push(`${response.status()} ${response.url()}`);
+    });
+
+    await page.goto(`${server.url}/search/admin/`);
+    await page.waitForURL(/\/search\/admin\/login/);
+    await page.getByLabel('User name').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${server.url}/search/admin/`);
+
+    await page.getByLabel('Name').fill('web');
+    await page.getByLabel('Type').selectOption('push');
+    await page.getByRole('button', { name: 'Create' }).click();
+    assert.match((await page.getByRole('status').textContent()) ?? '', /push collection web created/);
+    assert.equal(server.manager.exists('web'), true);
+
+    // The API UI: "try it out" on the document PUT, with the session's token added by the page.
+    await page.goto(`${server.url}/search/admin/api-ui/`);
+    const operation = page.locator('.opblock').filter({ has: page.locator('[data-path="/push-api/v1/collections/{collection}/documents"]') }).filter({ has: page.locator('.opblock-summary-method', { hasText: 'PUT' }) });
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('tr[data-param-name="collection"] input').fill('web');
+    await operation.locator('tr[data-param-name="key"] input').fill('http://example.com/lanterns');
+    await operation.locator('textarea.body-param__text').fill('<html><head><title>Paper lanterns</title></head><body>How to fold paper lanterns.</body></html>');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
+    await status.waitFor();
+    assert.equal((await status.textContent())?.trim(), '200');
+    assert.match((await operation.locator('.live-responses-table tr.response .response-col_description').first().textContent()) ?? '', /storedKeys/);
+
+    // Commit from the collection page.
+    await page.goto(`${server.url}/search/admin/collections/web`);
+    await page.getByRole('button', { name: 'Commit' }).click();
+    assert.match((await page.getByRole('status').textContent()) ?? '', /committed: 1 change/);
+
+    await page.goto(`${server.url}/s/search.html?collection=web&query=lanterns`);
+    assert.deepEqual(await page.locator('main .result h3 a').allTextContents(), ['Paper lanterns']);
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+    await page.close();
+  });
+});
