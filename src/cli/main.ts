@@ -1,132 +1,81 @@
 #!/usr/bin/env node
 /**
- * The `pushsearch` command line. For now one command:
- *
- *   pushsearch serve [--home DIR] [--port N] [--host ADDR]
- *
- * Settings come from the options, else the environment (`SEARCH_HOME`, `PORT`, `HOST`,
- * `LOG_LEVEL`), else the defaults of the API contract (`./search-home`, 8080, 127.0.0.1,
- * info). The first start creates the `$SEARCH_HOME` layout. SIGTERM or SIGINT shut down
- * gracefully (in-flight requests finish, collections close, exit 0).
+ * The `pushsearch` command line: `serve` runs the server; `collection` works offline on the
+ * installation folder or through the admin API; every other command talks to a running
+ * server through the client library (`src/client/`). `pushsearch COMMAND --help` explains a
+ * command; exit codes are those of `exit-codes.ts` (documented in the help below).
  */
-import { parseArgs } from 'node:util';
-import { SearchError } from '../errors.js';
-import { startServer } from '../http/server.js';
-import { CollectionManager } from '../collection/collection-manager.js';
-import { silentPushLog } from '../collection/push-log.js';
-import { SearchHome } from '../collection/search-home.js';
+import { parseCli, type CliArgs } from './cli-options.js';
+import { collectionCommand } from './collection-command.js';
+import { describeError, exitCodeFor, EXIT, UsageError } from './exit-codes.js';
+import { loadCommand } from './load-command.js';
+import { CONNECTION_HELP, REMOTE_COMMANDS, type Command } from './remote-commands.js';
+import { SERVE_USAGE } from './serve-usage.js';
 
 const USAGE = `Usage: pushsearch serve [--home DIR] [--port N] [--host ADDR]
-       pushsearch collection create NAME [--meta MEMBER,MEMBER...] [--home DIR]
-       pushsearch collection list|delete [NAME] [--home DIR]
+       pushsearch COMMAND [arguments] [options]
 
 Commands:
-  serve               Run the HTTP server (push API, search).
-  collection create   Create a push collection (or a meta collection with --meta).
-  collection list     List collections.
-  collection delete   Delete a collection and its data (stop the server first).
+  serve                              run the HTTP server
+  collection create|list|delete      manage collections (offline, or --url for the admin API)
+  user add|passwd NAME               manage users (admin API)
+  put COLLECTION KEY [FILE]          add or replace a document
+  get COLLECTION KEY                 print a document as pushed
+  delete COLLECTION KEY              delete a document
+  commit COLLECTION                  make staged changes searchable
+  vacuum COLLECTION                  merge generations or re-index
+  snapshot create|list|delete|restore COLLECTION [NAME]
+  state COLLECTION                   the collection's state
+  stop COLLECTION                    stop the collection
+  search COLLECTION QUERY...         search (a table, or --json)
+  load COLLECTION FOLDER|FILE.jsonl  push many documents, then commit
+  prepare-upgrade [--status]         prepare the installation for an upgrade
 
-Options (environment variable in brackets):
-  --home DIR    installation folder [SEARCH_HOME], default ./search-home
-  --port N      TCP port [PORT], default 8080 (0: any free port)
-  --host ADDR   interface [HOST], default 127.0.0.1
-  -h, --help    this text
-Logging: LOG_LEVEL (trace, debug, info, warn, error, silent), default info.
+${CONNECTION_HELP}
+
+Exit codes: 0 ok; 1 error (the server refused or failed); 2 wrong command line; 3 not found;
+4 not authenticated or not allowed; 5 conflict (wrong state, name taken); 6 server
+unreachable or unavailable (503); 7 load finished with failed documents.
+\`pushsearch COMMAND --help\` explains a command.
 `;
 
-const LOG_LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
+const COMMANDS: Readonly<Record<string, Command>> = {
+  ...REMOTE_COMMANDS,
+  collection: collectionCommand,
+  load: loadCommand,
+};
 
-/** Runs the command line; resolves with the exit code for commands that end (not `serve`). */
-async function main(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<number | undefined> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        home: { type: 'string' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        meta: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const command = positionals[0];
-  if (command === 'collection') return collectionCommand(positionals.slice(1), values.home ?? env.SEARCH_HOME ?? './search-home', values.meta);
-  if (command !== 'serve' || positionals.length > 1) {
-    process.stderr.write(
-      `${command === undefined ? 'no command given' : `unknown command ${positionals.join(' ')}`}\n\n${USAGE}`,
-    );
-    return 2;
-  }
-
-  const home = values.home ?? env.SEARCH_HOME ?? './search-home';
-  const portText = values.port ?? env.PORT ?? '8080';
-  const port = /^\d+$/.test(portText) ? Number(portText) : NaN;
-  if (!(port >= 0 && port <= 65535)) {
-    process.stderr.write(`the port must be a number from 0 to 65535, got ${JSON.stringify(portText)}\n`);
-    return 2;
-  }
-  const host = values.host ?? env.HOST ?? '127.0.0.1';
-  const level = (env.LOG_LEVEL ?? 'info').toLowerCase();
-  if (!LOG_LEVELS.has(level)) {
-    process.stderr.write(
-      `LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}\n`,
-    );
-    return 2;
-  }
-
-  try {
-    const server = await startServer({ home, port, host, logger: { level }, handleSignals: true });
-    server.app.log.info({ home, url: server.url }, `pushsearch listening on ${server.url}`);
-  } catch (error) {
-    const message =
-      error instanceof SearchError ? `${error.code}: ${error.message}` : (error as Error).message;
-    process.stderr.write(`cannot start the server: ${message}\n`);
-    return 1;
-  }
-  return undefined;
+/** The help of one command (with the server options for server commands). */
+function helpOf(command: string | undefined): string {
+  if (command === 'serve') return `${SERVE_USAGE}\n`;
+  const found = command === undefined ? undefined : COMMANDS[command];
+  if (found === undefined) return USAGE;
+  return command === 'collection' ? `${found.usage}\n` : `${found.usage}\n\n${CONNECTION_HELP}\n`;
 }
 
-/** Offline collection administration on the installation folder. */
-async function collectionCommand(args: string[], home: string, meta: string | undefined): Promise<number> {
-  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
-  const [action, name] = args;
+/** Runs the command line; resolves with the exit code, or undefined while `serve` runs. */
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
+  let args: CliArgs | undefined;
   try {
-    switch (action) {
-      case 'create':
-        if (name === undefined) break;
-        manager.create(name, meta === undefined ? 'push' : 'meta', meta?.split(',').map((m) => m.trim()) ?? []);
-        process.stdout.write(`created ${meta === undefined ? 'push' : 'meta'} collection ${name} in ${home}\n`);
-        return 0;
-      case 'list':
-        for (const info of manager.list()) process.stdout.write(`${info.name}\t${info.type}\n`);
-        return 0;
-      case 'delete':
-        if (name === undefined) break;
-        if (!manager.exists(name)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
-        await manager.delete(name);
-        process.stdout.write(`deleted collection ${name}\n`);
-        return 0;
+    args = parseCli(argv, env);
+    const command = args.positionals[0];
+    if (args.values.help === true) {
+      process.stdout.write(helpOf(command));
+      return EXIT.OK;
     }
-    process.stderr.write(`collection needs create NAME, list or delete NAME\n\n${USAGE}`);
-    return 2;
+    if (command === undefined) throw new UsageError('no command given');
+    // Loaded on demand: the server's modules (Fastify, the engine) would slow every client command.
+    if (command === 'serve') return await (await import('./serve-command.js')).serveCommand(args);
+    const found = COMMANDS[command];
+    if (found === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    return await found.run(args);
   } catch (error) {
-    const message = error instanceof SearchError ? `${error.code}: ${error.message}` : (error as Error).message;
-    process.stderr.write(`${message}\n`);
-    return 1;
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${helpOf(args?.positionals[0])}`);
+    } else {
+      process.stderr.write(`${describeError(error)}\n`);
+    }
+    return exitCodeFor(error);
   }
 }
 
@@ -136,6 +85,6 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.ERROR;
   },
 );
