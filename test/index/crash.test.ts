@@ -4,30 +4,23 @@ import { manifestFiles, readManifest } from '../../src/index/manifest.js';
 import { SearchIndex } from '../../src/index/search-index.js';
 import type { Directory } from '../../src/index/store/directory.js';
 import { FaultyDirectory } from '../support/faulty-directory.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 type Model = Map<string, string>;
 
 /** Every operation in the long run (`npm run test:long`), every third one in the normal suite. */
 const STRIDE = process.env.PUSHSEARCH_LONG_TESTS === '1' ? 1 : 3;
 
-/** A small deterministic random source, so that a failing case can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The workload: rounds of puts, replacements and deletes, each followed by a commit, with a
  * forced merge in the middle. Returns the model of the last commit that completed and, when
  * a commit was under way at the failure, the model it would have published.
  */
-async function workload(dir: Directory, tolerateErrors: boolean): Promise<{ committed: Model; inFlight: Model | null; working: Model }> {
+async function workload(
+  dir: Directory,
+  tolerateErrors: boolean,
+  beforeClose?: (index: SearchIndex) => Promise<void>,
+): Promise<{ committed: Model; inFlight: Model | null; working: Model }> {
   const index = await SearchIndex.open({ directory: dir, mergeThreads: 0, mergePolicy: { mergeFactor: 3, floorDocs: 2 } });
   const working: Model = new Map();
   let committed: Model = new Map();
@@ -51,9 +44,14 @@ async function workload(dir: Directory, tolerateErrors: boolean): Promise<{ comm
       } catch (error) {
         if (!tolerateErrors) throw error;
       }
-      if (round === 3) await index.forceMerge().catch((error) => (tolerateErrors ? undefined : Promise.reject(error)));
+      if (round === 3) {
+        await index.forceMerge().catch((error: unknown) => {
+          if (!tolerateErrors) throw error;
+        });
+      }
     }
     await index.waitForMerges();
+    await beforeClose?.(index);
   } finally {
     await index.close().catch(() => undefined);
   }
@@ -93,7 +91,7 @@ describe('crash safety (simulated: unsynced writes dropped)', () => {
       const dir = new FaultyDirectory();
       dir.failAt(failAt, 'crash');
       const { committed, inFlight } = await workload(dir, true).catch(() => ({ committed: null, inFlight: null }));
-      for (const random of [undefined, seeded(failAt)]) {
+      for (const random of [undefined, seededRandom(failAt)]) {
         const after = dir.crashed(random);
         const found = await contentOf(after);
         if (committed !== null) {
@@ -117,28 +115,15 @@ describe('crash safety (simulated: unsynced writes dropped)', () => {
     for (let failAt = 1; failAt <= total; failAt += STRIDE) {
       const dir = new FaultyDirectory();
       dir.failAt(failAt, 'error');
-      const index = await SearchIndex.open({ directory: dir, mergeThreads: 0, mergePolicy: { mergeFactor: 3, floorDocs: 2 } });
-      const working: Model = new Map();
-      for (let round = 0; round < 6; round++) {
-        for (let i = 0; i < 4; i++) {
-          const key = `http://site/${(round * 3 + i) % 10}`;
-          const body = `round ${round} doc ${i} words`;
-          index.put({ key, fields: { body }, stored: { body } });
-          working.set(key, body);
-        }
-        const victim = `http://site/${(round * 7) % 10}`;
-        index.delete(victim);
-        working.delete(victim);
-        await index.commit().catch(() => undefined);
-        if (round === 3) await index.forceMerge().catch(() => undefined);
-      }
-      await index.commit();
-      await index.waitForMerges();
-      const searcher = index.acquireSearcher();
       const found: Model = new Map();
-      for (const { key, record } of searcher.liveDocuments()) found.set(key, record.body as string);
-      searcher.release();
-      await index.close();
+      // The disk is healthy again after the one error: a last commit must publish everything.
+      const { working } = await workload(dir, true, async (index) => {
+        await index.commit();
+        await index.waitForMerges();
+        const searcher = index.acquireSearcher();
+        for (const { key, record } of searcher.liveDocuments()) found.set(key, record.body as string);
+        searcher.release();
+      });
       assert.ok(sameModel(found, working), `I/O error at operation ${failAt}: ${JSON.stringify([...found])}`);
       assert.ok(sameModel(working, expected));
       assert.ok(sameModel(await contentOf(dir.inner.crash()), working), `durable after error at ${failAt}`);
