@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { SearchError } from '../errors.js';
 import type { PushClient } from '../client/push-client.js';
-import type { SearchResponse } from '../client/types.js';
+import type { SearchResponse, UserInput } from '../client/types.js';
+import { PERMISSIONS } from '../security/permissions.js';
 import { clientFrom, intOption, metadataOption, noMore, printJson, required, type CliArgs } from './cli-options.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
@@ -239,6 +240,16 @@ Starts the installation-wide upgrade preparation (writes refused until a restart
   },
 };
 
+/** A comma-separated permission list, each one checked (a typo is a usage error, not a 400 later). */
+function permissionList(text: string): UserInput['permissions'] {
+  const known: readonly string[] = PERMISSIONS;
+  const list = splitList(text);
+  for (const permission of list) {
+    if (!known.includes(permission)) throw new UsageError(`unknown permission ${JSON.stringify(permission)}: use ${PERMISSIONS.join(', ')}`);
+  }
+  return list as UserInput['permissions'];
+}
+
 const user: Command = {
   usage: `Usage: pushsearch user add NAME --new-password PW [--permissions P,P] [--collections C,C]
        pushsearch user passwd NAME --new-password PW
@@ -255,7 +266,7 @@ const user: Command = {
       if (action === 'add') {
         const answer = await client.putUser(name, {
           password,
-          permissions: splitList(args.values.permissions ?? 'sec.continuous.rest'),
+          permissions: permissionList(args.values.permissions ?? 'sec.continuous.rest'),
           collections: splitList(args.values.collections ?? '*'),
         });
         return report(args, answer, (a) => a.message);
@@ -263,7 +274,11 @@ const user: Command = {
       if (action === 'passwd') {
         const existing = (await client.listUsers()).find((u) => u.name === name);
         if (existing === undefined) throw new SearchError('USER_NOT_FOUND', `user ${name} does not exist: create it with user add`);
-        const answer = await client.putUser(name, { password, permissions: existing.permissions, collections: existing.collections });
+        const answer = await client.putUser(name, {
+          password,
+          permissions: permissionList(existing.permissions.join(',')),
+          collections: existing.collections,
+        });
         return report(args, answer, (a) => `password of ${name} changed; ${a.tokensRevoked} tokens revoked`);
       }
       throw new UsageError(`unknown user action ${JSON.stringify(action)}: add or passwd`);

@@ -1,121 +1,45 @@
 /**
- * Answers of the server, as the route schemas of `src/http/push-schemas.ts`,
- * `src/http/admin-api.ts` and the search result packet describe them (the server serialises
- * through those schemas, so these are exactly the fields that can arrive).
+ * Types of what the server answers, derived from the same JSON schemas the server validates
+ * and serialises with (`src/http/push-schemas.ts`, `src/http/admin-schemas.ts`) and from the
+ * search packet definition the search service builds (`src/search/result-packet.ts`): one
+ * source, so the client cannot drift from the server.
  */
+import type { FromSchema } from 'json-schema-to-ts';
+import type { COLLECTION_INFO, USER_BODY, USER_VIEW } from '../http/admin-schemas.js';
+import type {
+  CLICK_LOGS_RESPONSE,
+  COMMIT_RESPONSE,
+  DOCUMENT_RESPONSE,
+  SNAPSHOT_RESPONSE,
+  STATE_RESPONSE,
+  STORED_RESPONSE,
+  UPGRADE_RESPONSE,
+  VACUUM_RESPONSE,
+} from '../http/push-schemas.js';
 
-/** Metadata: name → values. */
+export type { FacetView, SearchResponse, SearchResult } from '../search/result-packet.js';
+import type { SearchResponse } from '../search/result-packet.js';
+
 export type Metadata = Record<string, string[]>;
 
-/** Answer of add, delete and redirect calls. */
-export interface StoredResponse {
-  message: string;
-  /** The canonical keys changed. */
-  storedKeys: string[];
-}
-
+/** Answer of add, delete and redirect. */
+export type StoredResponse = FromSchema<typeof STORED_RESPONSE>;
 /** A document as pushed (`get`). */
-export interface DocumentResponse {
-  key: string;
-  pushContent: {
-    /** The content as pushed, base64 (see {@link PushedDocument.content} for the bytes). */
-    content: string;
-    contentType: string;
-    metadata: Metadata;
-    receivedTime: string;
-  };
-  /** false while the version shown is staged. */
-  committed: boolean;
-  /** The redirect target when the key is a redirect. */
-  redirect?: string;
-}
-
+export type DocumentResponse = FromSchema<typeof DOCUMENT_RESPONSE>;
 /** {@link DocumentResponse} with the content decoded. */
-export interface PushedDocument extends DocumentResponse {
-  content: Buffer;
-}
-
-export interface CommitResponse {
-  /** The generation written (null: nothing was staged); absent for wait=false. */
-  generation?: number | null;
-  manifest?: number;
-  changes: number;
-  message?: string;
-}
-
-export type VacuumType = 'MERGE' | 'RE_INDEX';
-
-export interface VacuumProgress {
-  type: VacuumType;
-  state: 'RUNNING' | 'DONE' | 'FAILED';
-  done: number;
-  total: number;
-  startedAt: string;
-  finishedAt?: string;
-  error?: string;
-}
-
-export interface ClickLogsResponse {
-  message: string;
-  clicksProcessed: number;
-  documentsUpdated: number;
-}
-
-export interface Snapshot {
-  name: string;
-  manifest: number;
-  documents: number;
-  created: string;
-  bytes: number;
-}
-
-export type CollectionState = 'STOPPED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'FAILED';
-
-export interface StateResponse {
-  collection: string;
-  state: CollectionState;
-  reason?: string;
-  file?: string;
-  documents?: number;
-  stagedChanges?: number;
-  generations?: number;
-  lastCommitTime?: string | null;
-  mergesRunning?: number;
-  vacuum?: VacuumProgress;
-  stats?: Record<string, unknown>;
-}
-
-export interface UpgradeResponse {
-  state: 'IN_PROGRESS' | 'PREPARED';
-  error?: string;
-}
-
-export interface CollectionInfo {
-  name: string;
-  type: 'push' | 'meta';
-  state: CollectionState;
-  members?: string[];
-  documents?: number;
-  generations?: number;
-  stagedChanges?: number;
-}
-
-export interface UserView {
-  name: string;
-  permissions: string[];
-  collections: string[];
-  created: string;
-  updated: string;
-  activeTokens: number;
-}
-
-export interface UserInput {
-  /** Required for a new user; a changed password revokes the user's tokens. */
-  password?: string;
-  permissions: string[];
-  /** Collection names, or `["*"]`. */
-  collections: string[];
-}
+export type PushedDocument = DocumentResponse & { content: Buffer };
+export type CommitResponse = FromSchema<typeof COMMIT_RESPONSE>;
+export type VacuumProgress = FromSchema<typeof VACUUM_RESPONSE>;
+export type VacuumType = VacuumProgress['type'];
+export type ClickLogsResponse = FromSchema<typeof CLICK_LOGS_RESPONSE>;
+export type Snapshot = FromSchema<typeof SNAPSHOT_RESPONSE>;
+export type StateResponse = FromSchema<typeof STATE_RESPONSE>;
+export type CollectionState = StateResponse['state'];
+export type UpgradeResponse = FromSchema<typeof UPGRADE_RESPONSE>;
+export type CollectionInfo = FromSchema<typeof COLLECTION_INFO>;
+export type UserView = FromSchema<typeof USER_VIEW>;
+export type UserInput = FromSchema<typeof USER_BODY>;
+export type ResultsSummary = SearchResponse['response']['resultPacket']['resultsSummary'];
 
 export interface SearchOptions {
   /** First rank to answer, from 1. */
@@ -130,37 +54,3 @@ export interface SearchOptions {
   params?: Record<string, string | string[]>;
 }
 
-export interface SearchResult {
-  rank: number;
-  score: number;
-  title: string;
-  liveUrl: string;
-  displayUrl: string;
-  clickTrackingUrl: string;
-  summary: string;
-  listMetadata: Record<string, string[]>;
-  collection: string;
-  gscopesSet: string[];
-  fileSize: number;
-  fileType: string;
-  date: string | null;
-}
-
-export interface ResultsSummary {
-  totalMatching: number;
-  fullyMatching: number;
-  partiallyMatching: number;
-  currStart: number;
-  currEnd: number;
-  numRanks: number;
-  nextStart: number | null;
-  prevStart: number | null;
-}
-
-export interface SearchResponse {
-  question: Record<string, unknown>;
-  response: {
-    resultPacket: { query: string; resultsSummary: ResultsSummary; results: SearchResult[] };
-    facets: { name: string; className: string; values: { label: string; count: number; selected: boolean }[] }[];
-  };
-}

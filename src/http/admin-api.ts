@@ -25,22 +25,10 @@ export interface AdminApiOptions {
 export const CONFIG_FILES = Object.freeze(['collection.cfg', 'metamap.cfg', 'xml.cfg', 'gscopes.cfg', 'qie.cfg'] as const);
 type ConfigFileName = (typeof CONFIG_FILES)[number];
 
+import { COLLECTION_INFO, USER_BODY, USER_VIEW } from './admin-schemas.js';
+
 const COLLECTION_TAGS = ['admin-collections'];
 const USER_TAGS = ['admin-users'];
-
-const COLLECTION_INFO = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    type: { type: 'string', enum: ['push', 'meta'] },
-    state: { type: 'string', enum: ['STOPPED', 'STARTING', 'RUNNING', 'STOPPING', 'FAILED'] },
-    members: { type: 'array', items: { type: 'string' } },
-    documents: { type: 'integer' },
-    generations: { type: 'integer' },
-    stagedChanges: { type: 'integer' },
-  },
-  required: ['name', 'type', 'state'],
-} as const;
 
 const CREATE_COLLECTION_BODY = {
   type: 'object',
@@ -71,31 +59,6 @@ const USER_PARAMS = {
   type: 'object',
   properties: { name: { type: 'string', description: "User name: letters, digits, '.', '_', '@', '-'." } },
   required: ['name'],
-} as const;
-
-const USER_BODY = {
-  type: 'object',
-  properties: {
-    password: { type: 'string', minLength: 8, maxLength: 1024, description: 'Required for a new user; a changed password revokes its tokens.' },
-    permissions: { type: 'array', items: { type: 'string', enum: [...PERMISSIONS] }, uniqueItems: true },
-    collections: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Collection names, or ["*"] for all.' },
-  },
-  required: ['permissions', 'collections'],
-  // A misspelt "password" must be refused, not dropped (the user would keep its old one).
-  propertyNames: { enum: ['password', 'permissions', 'collections'] },
-} as const;
-
-const USER_VIEW = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    permissions: { type: 'array', items: { type: 'string' } },
-    collections: { type: 'array', items: { type: 'string' } },
-    created: { type: 'string', format: 'date-time' },
-    updated: { type: 'string', format: 'date-time' },
-    activeTokens: { type: 'integer' },
-  },
-  required: ['name', 'permissions', 'collections', 'created', 'updated', 'activeTokens'],
 } as const;
 
 type CollectionRoute = { Params: { collection: string } };

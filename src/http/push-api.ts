@@ -7,6 +7,7 @@ import type { ByteBudget } from './byte-budget.js';
 import { readContentAndMetadata } from './content-and-metadata.js';
 import { extractPushMetadata } from './metadata-headers.js';
 import {
+  CLICK_LOGS_RESPONSE,
   COLLECTION_PARAMS,
   COMMIT_QUERY,
   COMMIT_RESPONSE,
@@ -50,17 +51,6 @@ export interface PushApiOptions {
 type CollectionRoute = { Params: { collection: string } };
 type SnapshotRoute = { Params: { collection: string; name: string } };
 type KeyRoute = CollectionRoute & { Querystring: { key: string; filters?: string } };
-
-/** Answer of `POST .../click-logs` (kept here: only this route uses it). */
-const CLICK_LOGS_RESPONSE = {
-  type: 'object',
-  properties: {
-    message: { type: 'string' },
-    clicksProcessed: { type: 'integer', description: 'Clicks counted by this run (none twice).' },
-    documentsUpdated: { type: 'integer', description: 'Documents re-indexed with new click evidence.' },
-  },
-  required: ['message', 'clicksProcessed', 'documentsUpdated'],
-} as const;
 
 const EMPTY = Buffer.alloc(0);
 /** Media type stored when a PUT has no Content-Type (what HTTP lets a recipient assume). */

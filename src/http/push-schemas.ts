@@ -236,3 +236,15 @@ declare module 'fastify' {
     description?: string;
   }
 }
+
+/** Answer of `POST .../click-logs`. */
+export const CLICK_LOGS_RESPONSE = {
+  type: 'object',
+  properties: {
+    message: { type: 'string' },
+    clicksProcessed: { type: 'integer', description: 'Clicks counted by this run (none twice).' },
+    documentsUpdated: { type: 'integer', description: 'Documents re-indexed with new click evidence.' },
+  },
+  required: ['message', 'clicksProcessed', 'documentsUpdated'],
+} as const;
+

@@ -18,6 +18,9 @@ import type { ScoringOptionsInput } from '../query/scoring-options.js';
 import { CLICK_FIELD, CLICK_SCORE_FIELD } from './click-evidence.js';
 import { suggestSpelling } from './spelling.js';
 import { buildSummary } from './summary.js';
+import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
+
+export type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 
 export interface FacetSelection {
   name: string;
@@ -36,59 +39,6 @@ export interface SearchParams {
   gscope?: string;
   facetSelections: FacetSelection[];
   ranges: { className: string; min?: number; max?: number }[];
-}
-
-export interface SearchResult {
-  rank: number;
-  score: number;
-  title: string;
-  liveUrl: string;
-  displayUrl: string;
-  clickTrackingUrl: string;
-  summary: string;
-  listMetadata: Record<string, string[]>;
-  collection: string;
-  gscopesSet: string[];
-  fileSize: number;
-  fileType: string;
-  date: string | null;
-}
-
-export interface FacetView {
-  name: string;
-  className: string;
-  values: { label: string; count: number; selected: boolean }[];
-}
-
-export interface SearchResponse {
-  question: {
-    query: string;
-    collection: string;
-    startRank: number;
-    numRanks: number;
-    fmo: boolean;
-    gscope1: string | null;
-    searchedFor: string;
-  };
-  response: {
-    resultPacket: {
-      query: string;
-      resultsSummary: {
-        totalMatching: number;
-        totalMatchingExact: boolean;
-        fullyMatching: number;
-        partiallyMatching: number;
-        currStart: number;
-        currEnd: number;
-        numRanks: number;
-        nextStart: number | null;
-        prevStart: number | null;
-      };
-      results: SearchResult[];
-      spell: { text: string } | null;
-    };
-    facets: FacetView[];
-  };
 }
 
 interface Member {
