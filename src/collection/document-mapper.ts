@@ -1,4 +1,5 @@
 import type { DocumentInput, StoredRecord } from '../index/document.js';
+import type { ChangeRecord } from './change-record.js';
 import type { MetadataClassMapping } from './config/metamap.js';
 import { gscopesForKey } from './config/gscopes.js';
 import { matchQie } from './config/qie.js';
@@ -15,14 +16,8 @@ import {
   TITLE_FIELD,
 } from './stored-fields.js';
 
-export interface PushedDocument {
-  key: string;
-  content: Uint8Array;
-  contentType: string;
-  metadata: Record<string, string[]>;
-  receivedTime: string;
-  filters: string | undefined;
-}
+/** A pushed document: the journal's put record (see change-record.ts) without its operation. */
+export type PushedDocument = Omit<Extract<ChangeRecord, { op: 'put' }>, 'op'>;
 
 /**
  * Ranking evidence about a document that comes from elsewhere (links from other documents,

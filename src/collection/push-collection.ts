@@ -407,14 +407,7 @@ export class PushCollection {
 
   private documentFor(runtime: Runtime, change: Extract<ChangeRecord, { op: 'put' }>) {
     const settings = runtime.settings;
-    const pushed: PushedDocument = {
-      key: change.key,
-      content: change.content,
-      contentType: change.contentType,
-      metadata: change.metadata,
-      receivedTime: change.receivedTime,
-      filters: change.filters,
-    };
+    const pushed: PushedDocument = change;
     const xml = settings.xml;
     const filtered = runFilterChain(
       { key: change.key, content: change.content, contentType: change.contentType, metadata: change.metadata },
