@@ -90,9 +90,13 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   /** Fails a document write before its body is read, then waits for room for the body. */
   const admitDocumentBody: preParsingAsyncHookHandler = async (request, reply, payload) => {
     const { collection } = request.params as { collection: string };
-    const { key } = request.query as { key?: string };
+    // This hook runs before the query schema is checked: `?key=a&key=b` arrives as an array here.
+    const { key } = request.query as { key?: string | string[] };
     manager.collection(collection);
     manager.guardWrite();
+    if (Array.isArray(key)) {
+      throw new SearchError('PARAMETER_INVALID', 'the key parameter is given more than once: send one key per request');
+    }
     canonicalizeKey(key);
     const declared = Number(request.headers['content-length']);
     if (declared > maxRequestBytes) {

@@ -303,6 +303,9 @@ export class SearchIndex {
   async snapshot(target: Directory): Promise<SnapshotInfo> {
     this.ensureOpen();
     return this.serial(async () => {
+      if (this.manifest.number === 0) {
+        throw new SearchError('WRONG_STATE', 'nothing has been committed yet: commit before taking a snapshot');
+      }
       const files = manifestFiles(this.manifest);
       for (const name of files) this.dir.linkTo(name, target);
       await target.sync(files);

@@ -32,8 +32,13 @@ export async function runMerge(
     const abort = () => {
       if (settled) return;
       settled = true;
-      void worker.terminate();
-      reject(new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped because the index is closing`));
+      // Settle only once the worker is gone: it must not write a file after the index closed
+      // (a reopened index could reuse the generation number, and cleanup would hit its files).
+      const stopped = new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped because the index is closing`);
+      worker.terminate().then(
+        () => reject(stopped),
+        () => reject(stopped),
+      );
     };
     signal?.addEventListener('abort', abort, { once: true });
     worker.once('message', (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
