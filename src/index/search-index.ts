@@ -26,6 +26,7 @@ import { Schema, type SchemaOptions } from './schema.js';
 import { Searcher, type PointInTime } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
 import type { Directory } from './store/directory.js';
+import { NO_MORE_DOCS } from './generation-view.js';
 import { FsDirectory } from './store/fs-directory.js';
 
 export interface IndexOptions {
@@ -674,7 +675,7 @@ export class SearchIndex {
   private indexKeys(generation: LiveGeneration): void {
     for (const [key, info] of generation.reader.terms('$key')) {
       const postings = generation.reader.postingsOf(info, false);
-      for (let doc = postings.nextDoc(); doc !== 2147483647; doc = postings.nextDoc()) {
+      for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) {
         if (!generation.isKilled(doc)) this.keys.set(key, locationOf(generation.generation, doc));
       }
     }

@@ -6,7 +6,7 @@ import type { CollectionManager } from '../collection/collection-manager.js';
 import { loadCollectionSettings, type CollectionSettings } from '../collection/collection-settings.js';
 import { indexSchemaFor } from '../collection/index-schema.js';
 import { FACET_FIELD_PREFIX, GSCOPE_FIELD, QIE_FIELD, REDIRECT_FIELD, STORED } from '../collection/stored-fields.js';
-import type { GenerationView } from '../index/generation-view.js';
+import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
 import { Schema } from '../index/schema.js';
 import type { Searcher } from '../index/searcher.js';
 import { statisticsFromGenerations } from '../query/collection-statistics.js';
@@ -269,7 +269,7 @@ export class SearchService {
           const postings = view.postings(field, term, false);
           if (postings === null) continue;
           let count = 0;
-          for (let doc = postings.nextDoc(); doc !== 2147483647; doc = postings.nextDoc()) if (inSet(matches[g]!, doc)) count++;
+          for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) if (inSet(matches[g]!, doc)) count++;
           if (count > 0) counts.set(term, (counts.get(term) ?? 0) + count);
         }
       });
@@ -338,7 +338,7 @@ function surfaceOf(
   for (let g = generations.length - 1; g >= 0; g--) {
     const postings = generations[g]!.postings('body', term, false);
     if (postings === null) continue;
-    for (let doc = postings.nextDoc(); doc !== 2147483647; doc = postings.nextDoc()) {
+    for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) {
       if (generations[g]!.isKilled(doc)) continue;
       const { member, local } = owner[g]!;
       const text = (member.searcher.stored(local, doc)[STORED.text] as string | undefined) ?? '';

@@ -1,3 +1,4 @@
+import { NO_MORE_DOCS } from '../generation-view.js';
 import type { Directory } from '../store/directory.js';
 import type { FieldMeta, GenerationMeta } from './generation-files.js';
 import { GenerationReader } from './generation-reader.js';
@@ -125,7 +126,7 @@ function* mergedTerms(
       if (head.done || head.value[0] !== smallest) continue;
       const iterator = readers[i]!.postingsOf(head.value[1], positions);
       const map = docMaps[i]!;
-      for (let doc = iterator.nextDoc(); doc !== 2147483647; doc = iterator.nextDoc()) {
+      for (let doc = iterator.nextDoc(); doc !== NO_MORE_DOCS; doc = iterator.nextDoc()) {
         const target = map[doc]!;
         if (target < 0) continue;
         docs.push(target);
