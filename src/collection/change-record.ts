@@ -78,7 +78,7 @@ export function decodeChange(bytes: Uint8Array): ChangeRecord {
         for (let n = input.readVInt(); n > 0; n--) values.push(input.readString());
         metadata[name] = values;
       }
-      const content = input.readBytes(input.readVInt()).slice();
+      const content = new Uint8Array(input.readBytes(input.readVInt())); // a copy, not a view of the whole segment
       return { op: 'put', key, content, contentType, metadata, receivedTime, filters: filters === '' ? undefined : filters };
     }
     case DELETE:

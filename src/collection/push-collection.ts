@@ -76,7 +76,10 @@ interface Runtime {
   /** Changes made durable but not yet applied, waiting for their turn (seq order). */
   waiting: Map<number, () => void>;
   autoCommitTimer: NodeJS.Timeout | undefined;
-  commitInFlight: Promise<unknown> | undefined;
+  /** Commits started and not finished (API with wait=false, auto-commit, RE_INDEX, evidence). */
+  commitsInFlight: Set<Promise<unknown>>;
+  /** Vacuums started with wait=false: stop() lets them end before the collection counts as stopped. */
+  vacuumsInFlight: Set<Promise<unknown>>;
   /** Keys changed by clients while a RE_INDEX runs: it must not overwrite them. */
   reindexTouched: Set<string> | undefined;
   /** Anchor-text and click evidence: told which keys commits change, consulted on every put. */
@@ -168,12 +171,16 @@ export class PushCollection {
       this.currentState = 'STOPPING';
       await this.waitIdle();
       const runtime = this.runtime!;
+      // From here on, background work of this runtime (a RE_INDEX loop, auto-commit) sees it is
+      // no longer current and stops instead of starting new commits.
       this.runtime = undefined;
       if (runtime.autoCommitTimer !== undefined) clearTimeout(runtime.autoCommitTimer);
-      await runtime.commitInFlight?.catch(() => undefined);
+      await settleAll(runtime.commitsInFlight);
       // Evidence: stops its timers, waits for its job (which may commit), saves its files.
       await runtime.evidence.close();
+      // Aborts running merges (a MERGE vacuum among them) and waits for them.
       await runtime.index.close();
+      await settleAll(runtime.vacuumsInFlight);
       await runtime.journal.close();
       this.currentState = 'STOPPED';
     });
@@ -231,7 +238,8 @@ export class PushCollection {
         appliedSeq: index.lastCommit.journalSeq,
         waiting: new Map(),
         autoCommitTimer: undefined,
-        commitInFlight: undefined,
+        commitsInFlight: new Set(),
+        vacuumsInFlight: new Set(),
         reindexTouched: undefined,
         evidence,
       };
@@ -452,7 +460,7 @@ export class PushCollection {
     const started = performance.now();
     const evidenceBatch = runtime.evidence.beforeCommit();
     const run = runtime.index.commit({ journalSeq: runtime.appliedSeq });
-    runtime.commitInFlight = run;
+    runtime.commitsInFlight.add(run);
     try {
       const result = await run;
       runtime.evidence.afterCommit(evidenceBatch, true);
@@ -474,14 +482,14 @@ export class PushCollection {
       this.log.error({ collection: this.name, err: { message: e.message, code: e.code } }, 'commit failed');
       throw error;
     } finally {
-      if (runtime.commitInFlight === run) runtime.commitInFlight = undefined;
+      runtime.commitsInFlight.delete(run);
       if (runtime.index.stagedChanges > 0 && this.runtime === runtime) this.scheduleAutoCommit(runtime);
     }
   }
 
   private afterStaged(runtime: Runtime): void {
     const { autoCommitMaxChanges } = runtime.settings.config;
-    if (autoCommitMaxChanges > 0 && runtime.index.stagedChanges >= autoCommitMaxChanges && runtime.commitInFlight === undefined) {
+    if (autoCommitMaxChanges > 0 && runtime.index.stagedChanges >= autoCommitMaxChanges && runtime.commitsInFlight.size === 0) {
       this.commitNow(runtime).catch(() => undefined);
       return;
     }
@@ -526,6 +534,10 @@ export class PushCollection {
         },
       );
       if (wait) await run;
+      else {
+        runtime.vacuumsInFlight.add(run);
+        void run.finally(() => runtime.vacuumsInFlight.delete(run));
+      }
       return { ...progress };
     });
   }
@@ -540,7 +552,10 @@ export class PushCollection {
       let sinceYield = 0;
       for (const { key, record } of searcher.liveDocuments()) {
         if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
-        if (!runtime.reindexTouched.has(key)) this.applyChange(runtime, changeFromStored(key, record), 'reindex');
+        // A key changed by a client since (or staged before and not yet committed) keeps that change.
+        if (!runtime.reindexTouched.has(key) && runtime.index.stagedDocument(key) === undefined) {
+          this.applyChange(runtime, changeFromStored(key, record), 'reindex');
+        }
         progress.done++;
         if (++sinceYield === 200) {
           sinceYield = 0;
@@ -551,6 +566,7 @@ export class PushCollection {
       runtime.reindexTouched = undefined;
       searcher.release();
     }
+    if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
     await this.commitNow(runtime);
     // The filters may now find other links: recompute anchor text from every document.
     runtime.evidence.invalidate('RE_INDEX');
@@ -751,4 +767,9 @@ function changeFromStored(key: string, record: StoredRecord): ChangeRecord {
     receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
     filters: record[STORED.filters] as string | undefined,
   };
+}
+
+/** Waits until every promise of a set (which may grow meanwhile) has settled. */
+async function settleAll(work: Set<Promise<unknown>>): Promise<void> {
+  while (work.size > 0) await Promise.allSettled([...work]);
 }

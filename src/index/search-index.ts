@@ -123,6 +123,7 @@ export class SearchIndex {
   private readonly fileReferences = new Map<string, number>();
   private readonly readers = new Map<number, { reader: GenerationReader; references: number }>();
   private updater: Promise<unknown> = Promise.resolve();
+  private forcedMerges: Promise<unknown> = Promise.resolve();
   private readonly merging = new Set<number>();
   private readonly runningMerges = new Set<Promise<void>>();
   private readonly mergeRetryAfter = new Map<number, number>();
@@ -131,6 +132,12 @@ export class SearchIndex {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly closing = new AbortController();
   private closed = false;
+  /**
+   * The next generation number to hand out (flushes and merges). Kept apart from the manifest
+   * object: a manifest being published is a copy made before its awaits, and numbers handed
+   * out meanwhile must not be handed out again once that copy becomes current.
+   */
+  private nextGeneration: number;
   private readonly counters: IndexStats = emptyStats();
 
   private constructor(dir: Directory, options: IndexOptions, manifest: Manifest) {
@@ -144,7 +151,8 @@ export class SearchIndex {
       killedPercentageForReindex: options.killedPercentageForReindex ?? DEFAULT_MERGE_POLICY.killedPercentageForReindex,
     };
     this.manifest = manifest;
-    const allocate = () => this.manifest.nextGeneration++;
+    this.nextGeneration = manifest.nextGeneration;
+    const allocate = () => this.nextGeneration++;
     const ramBufferBytes = options.ramBufferBytes ?? 64 * 1024 * 1024;
     const onFull = (flush: PendingFlush) => {
       this.pending.push(flush);
@@ -283,6 +291,13 @@ export class SearchIndex {
    */
   async forceMerge(): Promise<void> {
     this.ensureOpen();
+    // One forced merge at a time: two would both see no merge running and take the same inputs.
+    const run = this.forcedMerges.then(() => this.forceMergeNow());
+    this.forcedMerges = run.catch(() => undefined);
+    return run;
+  }
+
+  private async forceMergeNow(): Promise<void> {
     this.autoMergePaused++;
     try {
       await this.waitForMerges();
@@ -340,15 +355,21 @@ export class SearchIndex {
     await live.syncDirectory();
   }
 
-  /** Stops merges, waits for the updater, closes files. Staged changes are dropped (the journal has them). */
+  /**
+   * Stops merges, finishes the updater's queued work, closes files. Staged changes are dropped
+   * (the journal has them). Once it resolves, nothing of this instance touches the folder
+   * again, so the same folder can be reopened at once: work that would start later (a commit
+   * that was waiting for merges, a merge's publish) is refused instead.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
-    await this.stager.close();
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     await Promise.allSettled([...this.runningMerges]);
+    // Queued publishes may wait for indexing workers' flushes: the workers stop after them.
     await this.updater.catch(() => undefined);
+    await this.stager.close();
     for (const { reader } of this.readers.values()) reader.close();
     this.readers.clear();
   }
@@ -400,7 +421,6 @@ export class SearchIndex {
     const next: Manifest = {
       ...this.manifest,
       number: this.manifest.number + 1,
-      nextGeneration: this.manifest.nextGeneration,
       journalSeq,
       lastCommitTime: new Date().toISOString(),
       userData: { ...this.manifest.userData, ...options.userData },
@@ -453,6 +473,7 @@ export class SearchIndex {
       next.generations = generations.filter((g) => g.killedCount < g.docCount || this.merging.has(g.generation));
       const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
       await this.dir.sync([...newFiles, ...written]);
+      next.nextGeneration = this.nextGeneration;
       await publishManifest(this.dir, next);
     } catch (error) {
       if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
@@ -530,7 +551,11 @@ export class SearchIndex {
 
   /** Runs one merge to completion; resolves with the error when it failed (already reported). */
   private startMerge(generations: number[]): Promise<Error | undefined> {
-    const into = this.manifest.nextGeneration++;
+    if (this.closed) return Promise.resolve(new SearchError('INDEX_CLOSED', 'the index is closed'));
+    // A generation in two merges at once would have its documents twice in the index.
+    const busy = generations.filter((g) => this.merging.has(g));
+    if (busy.length > 0) return Promise.resolve(new SearchError('MERGE_BUSY', `generations ${busy.join(', ')} are being merged already`));
+    const into = this.nextGeneration++;
     const sources = generations.map((g) => this.liveGeneration(g)!);
     const inputs: MergeInput[] = sources.map((g) => ({ generation: g.generation, killedFile: g.killedFileName }));
     const killedAtStart = sources.map((g) => g.killed);
@@ -573,12 +598,14 @@ export class SearchIndex {
     // Documents killed by commits that ran during the merge are killed in the result too.
     const carried: number[] = [];
     sources.forEach((source, i) => {
-      const now = this.liveGeneration(source.generation)?.killed ?? null;
-      if (now === null) return;
+      const live = this.liveGeneration(source.generation);
       const before = killedAtStart[i]!;
       const map = docMaps[i]!;
+      // A source no longer live was dropped by a commit that killed its last document (the
+      // commit decided that before this merge was chosen from the manifest it replaced).
+      const killedNow = live === undefined ? () => true : (doc: number) => live.killed?.has(doc) === true;
       for (let doc = 0; doc < source.maxDoc; doc++) {
-        if (now.has(doc) && (before === null || !before.has(doc))) carried.push(map[doc]!);
+        if (killedNow(doc) && (before === null || !before.has(doc))) carried.push(map[doc]!);
       }
     });
     const next: Manifest = { ...this.manifest, number: this.manifest.number + 1 };
@@ -612,6 +639,7 @@ export class SearchIndex {
         }
       }
       next.generations = generations;
+      next.nextGeneration = this.nextGeneration;
       await publishManifest(this.dir, next);
       // Everything merged was killed meanwhile: the result is not needed.
       if (!generations.includes(merged)) this.deleteGenerationFiles(meta.generation);
@@ -719,6 +747,8 @@ export class SearchIndex {
         this.readers.delete(generation.generation);
       }
     }
+    // After close the folder may already belong to a reopened instance: leftovers are its business.
+    if (this.closed) return;
     for (const file of pointInTime.files) {
       const count = (this.fileReferences.get(file) ?? 0) - 1;
       if (count > 0) this.fileReferences.set(file, count);
@@ -747,7 +777,8 @@ export class SearchIndex {
       }
     }
     // Never reuse a generation number seen on disk (a restored snapshot may be older).
-    this.manifest.nextGeneration = Math.max(this.manifest.nextGeneration, highest + 1);
+    this.nextGeneration = Math.max(this.nextGeneration, highest + 1);
+    this.manifest.nextGeneration = this.nextGeneration;
     if (removed) await this.dir.syncDirectory();
   }
 
@@ -766,7 +797,12 @@ export class SearchIndex {
     }
   }
 
+  /**
+   * Queues work on the serial updater. Refused once the index is closing: close() waits for
+   * what was queued before, and nothing may write to the folder after close() resolved.
+   */
   private serial<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new SearchError('INDEX_CLOSED', 'the index is closed'));
     const run = this.updater.then(work, work);
     this.updater = run.catch(() => undefined);
     return run;

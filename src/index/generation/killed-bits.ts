@@ -26,7 +26,8 @@ export class KilledBits {
 
   /** A copy with more documents killed (the original stays as it is: searchers may hold it). */
   with(docIds: Iterable<number>): KilledBits {
-    const bits = this.bits.slice();
+    // A copy, even when the bits are a Buffer (whose slice() would share memory with a searcher's view).
+    const bits = new Uint8Array(this.bits);
     for (const docId of docIds) bits[docId >>> 3]! |= 1 << (docId & 7);
     return new KilledBits(this.docCount, bits);
   }
@@ -45,7 +46,7 @@ export class KilledBits {
     if (docCount !== expectedDocCount) {
       throw new CorruptIndexError(name, `killed bits for ${docCount} documents, generation has ${expectedDocCount}`);
     }
-    return new KilledBits(docCount, input.readBytes((docCount + 7) >>> 3).slice());
+    return new KilledBits(docCount, new Uint8Array(input.readBytes((docCount + 7) >>> 3)));
   }
 }
 

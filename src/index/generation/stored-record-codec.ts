@@ -47,7 +47,7 @@ export function readStoredRecord(input: ByteReader): StoredRecord {
         value = input.readFloat64();
         break;
       case TAG_BYTES:
-        value = input.readBytes(input.readVInt()).slice();
+        value = new Uint8Array(input.readBytes(input.readVInt())); // a copy, not a view of the block
         break;
       case TAG_STRINGS: {
         const n = input.readVInt();

@@ -40,6 +40,7 @@ export class WorkerStager implements Stager {
   private sendScheduled = false;
   private readonly readyWaiters: (() => void)[] = [];
   private failure: Error | undefined;
+  private closed = false;
 
   constructor(
     path: string,
@@ -150,6 +151,9 @@ export class WorkerStager implements Stager {
 
   async close(): Promise<void> {
     this.failure ??= new SearchError('INDEX_CLOSED', 'the index is closed');
+    // Operations still queued (a send scheduled for the end of this turn) are dropped with the
+    // staged changes: no worker may start after close.
+    this.closed = true;
     await Promise.all(
       this.threads.map(async (thread) => {
         if (thread.idleTimer !== undefined) clearTimeout(thread.idleTimer);
@@ -159,6 +163,9 @@ export class WorkerStager implements Stager {
           this.stopping.add(worker);
           await worker.terminate();
         }
+        // A flush nobody awaited before close will never be answered: its waiter must not hang.
+        for (const waiter of thread.waiting.values()) waiter.reject(this.failure!);
+        thread.waiting.clear();
       }),
     );
   }
@@ -207,7 +214,7 @@ export class WorkerStager implements Stager {
   }
 
   private send(thread: IndexingThread): void {
-    if (thread.queue.length === 0) return;
+    if (thread.queue.length === 0 || this.closed) return;
     const ops = thread.queue;
     thread.queue = [];
     thread.inFlight += ops.length;

@@ -59,7 +59,7 @@ export class MemoryDirectory implements Directory {
       },
       write(bytes: Uint8Array) {
         if (!open) throw new Error(`write after close: ${name}`);
-        inode.chunks.push(bytes.slice());
+        inode.chunks.push(new Uint8Array(bytes)); // a copy: the writer may reuse its buffer (a Buffer's slice() would not copy)
         inode.length += bytes.length;
       },
       close() {
@@ -84,13 +84,13 @@ export class MemoryDirectory implements Directory {
   }
 
   readFile(name: string): Uint8Array {
-    return contentOf(this.inode(name)).slice();
+    return new Uint8Array(contentOf(this.inode(name)));
   }
 
   async sync(names: string[]): Promise<void> {
     for (const name of names) {
       const inode = this.inode(name);
-      inode.synced = contentOf(inode).slice();
+      inode.synced = new Uint8Array(contentOf(inode));
     }
   }
 
@@ -135,7 +135,7 @@ export class MemoryDirectory implements Directory {
           data = current.slice(0, keep);
         }
       }
-      const copy: Inode = { chunks: [data.slice()], length: data.length, synced: data.slice() };
+      const copy: Inode = { chunks: [new Uint8Array(data)], length: data.length, synced: new Uint8Array(data) };
       after.entries.set(name, copy);
       after.durableEntries.set(name, copy);
     }

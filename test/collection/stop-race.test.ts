@@ -1,0 +1,79 @@
+/**
+ * Stopping a collection while background work runs (automatic merges, vacuums and commits
+ * started with wait=false) must never lose or duplicate a committed document: the next request
+ * restarts the collection on exactly what was committed and acknowledged.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startServer, type RunningServer } from '../../src/http/server.js';
+import { ADMIN_AUTH, TEST_SECURITY, tempHome } from '../http/helpers.js';
+
+const LONG = process.env.PUSHSEARCH_LONG_TESTS === '1';
+const SEEDS = LONG ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] : [1, 2, 3];
+const ROUNDS = LONG ? 80 : 40;
+
+describe('stop while background work runs', () => {
+  let server: RunningServer;
+  let home: string;
+  let cleanup: () => void;
+
+  before(async () => {
+    ({ home, cleanup } = tempHome());
+    server = await startServer({ home, port: 0, security: TEST_SECURITY });
+  });
+
+  after(async () => {
+    await server.close();
+    cleanup();
+  });
+
+  function pushLogTail(): string {
+    const file = join(home, 'web', 'log', 'push.log');
+    return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-5).join('\n') : '(no push.log)';
+  }
+
+  for (const startSeed of SEEDS) {
+    it(`committed documents stay, once each (seed ${startSeed})`, async () => {
+      const name = `stop-race-${startSeed}`;
+      server.manager.create(name, 'push');
+      const base = `${server.url}/push-api/v1/collections/${name}`;
+      const call = async (method: string, path: string, body?: string): Promise<Response> =>
+        fetch(`${base}${path}`, { method, headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' }, ...(body === undefined ? {} : { body }) });
+      const committed: string[] = [];
+      let seed = startSeed;
+      const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+      for (let i = 0; i < ROUNDS; i++) {
+        const key = `https://stop-race.example/${i}`;
+        const put = await call('PUT', `/documents?key=${encodeURIComponent(key)}`, `stopmark ${i}`);
+        assert.equal(put.status, 200, await put.text());
+        for (let j = 0; j < 5; j++) {
+          const r = random();
+          let answer: Response;
+          if (r < 0.15) answer = await call('POST', '/vacuum?vacuum-type=RE_INDEX&wait=false');
+          else if (r < 0.3) answer = await call('POST', '/vacuum?vacuum-type=MERGE&wait=false');
+          else if (r < 0.45) answer = await call('POST', '/commit?wait=false');
+          else if (r < 0.55) answer = await call('POST', '/state/stop');
+          else answer = await call('PUT', `/documents?key=${encodeURIComponent(`https://stop-race.example/pool${Math.floor(random() * 5)}`)}`, `pool ${i}`);
+          assert.ok(answer.status < 500, `${answer.status} ${await answer.text()}\n${pushLogTail()}`);
+        }
+        const commit = await call('POST', '/commit');
+        assert.equal(commit.status, 200, `${await commit.text()}\n${pushLogTail()}`);
+        committed.push(key);
+        for (const k of committed) {
+          const get = await call('GET', `/documents?key=${encodeURIComponent(k)}`);
+          assert.equal(get.status, 200, `${k} after ${i + 1} rounds\n${pushLogTail()}`);
+        }
+        const found = (await (await fetch(`${server.url}/s/search.json?collection=${name}&query=stopmark&num_ranks=1000`)).json()) as {
+          response: { resultPacket: { results: { liveUrl: string }[] } };
+        };
+        assert.deepEqual(
+          found.response.resultPacket.results.map((r) => r.liveUrl).sort(),
+          [...committed].sort(),
+          `after ${i + 1} rounds\n${pushLogTail()}`,
+        );
+      }
+    });
+  }
+});
