@@ -39,7 +39,7 @@ import { procAvailable, readProcStats } from './lib/proc-stats.js';
 import { QUERY_SET } from './lib/query-set.js';
 import { corpusAvailable, corpusMissingMessage, readRfcCorpus, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
 import { fingerprint, KeyBook } from './lib/soak-keys.js';
-import { callRows, growthOf, isFlat, spreadOf, type CallStats, type Growth, type Spread } from './lib/soak-summary.js';
+import { callRows, growthOf, isFlat, spreadOf, type CallRow, type CallStats, type Growth, type Spread } from './lib/soak-summary.js';
 
 // ---------------------------------------------------------------------------------------
 // Settings
@@ -232,8 +232,8 @@ interface Answer {
 /** Sends every call, times it, and keeps per-call statistics of the mix and every failure. */
 class Api {
   phase: Phase = 'setup';
-  /** Statistics of the mix phase (the report's calls table). */
-  readonly mixCalls = new Map<string, CallStats>();
+  /** Latencies and failures by phase, then by kind of call (the report's calls tables). */
+  readonly calls = new Map<Phase, Map<string, CallStats>>();
   readonly errors: CallError[] = [];
   errorCount = 0;
   /** Calls answered so far, all phases (for the rate column of the time series). */
@@ -291,11 +291,11 @@ class Api {
     const ms = performance.now() - begun;
     const ok = status !== 0 && (options.expect === undefined ? status >= 200 && status < 300 : options.expect.includes(status));
     this.total++;
-    if (this.phase === 'mix') {
-      let stats = this.mixCalls.get(name);
-      if (stats === undefined) this.mixCalls.set(name, (stats = { ms: [], errors: 0 }));
-      stats.ms.push(ms);
-    }
+    let phase = this.calls.get(this.phase);
+    if (phase === undefined) this.calls.set(this.phase, (phase = new Map()));
+    let stats = phase.get(name);
+    if (stats === undefined) phase.set(name, (stats = { ms: [], errors: 0 }));
+    stats.ms.push(ms);
     if (!ok) this.fail(name, `${method} ${shorten(path)}`, status, networkError !== '' ? networkError : body.toString('utf8', 0, 500));
     return { status, body, ok };
   }
@@ -303,7 +303,7 @@ class Api {
   /** Records a failed call: an unexpected answer, or one whose content is wrong. */
   fail(call: string, request: string, status: number, detail: string): void {
     this.errorCount++;
-    const stats = this.phase === 'mix' ? this.mixCalls.get(call) : undefined;
+    const stats = this.calls.get(this.phase)?.get(call);
     if (stats !== undefined) stats.errors++;
     const error = { t: (Date.now() - this.started) / 1000, phase: this.phase, call, request, status, detail };
     if (this.errors.length < 200) this.errors.push(error);
@@ -354,6 +354,10 @@ interface Sample {
   rss: number;
   fds: number;
   threads: number;
+  /** CPU used by the server since the previous sample, in % of one core (all its threads). */
+  cpuPercent: number;
+  /** The machine's 1-minute load average: other people's work slows the server down too. */
+  loadAverage: number;
   heapUsed: number;
   eventLoopP99Ms: number;
   /** Bytes under data/ (index, journal, generation logs, snapshots). */
@@ -379,6 +383,7 @@ class Sampler {
   private loop: Promise<void> | undefined;
   private lastTotal = 0;
   private lastT = 0;
+  private lastCpu = 0;
 
   constructor(
     private readonly server: ServerProcess,
@@ -408,7 +413,11 @@ class Sampler {
     const sample: Sample = {
       t,
       phase: this.api.phase,
-      ...proc,
+      rss: proc.rss,
+      fds: proc.fds,
+      threads: proc.threads,
+      cpuPercent: t > this.lastT ? (100 * (proc.cpuSeconds - this.lastCpu)) / (t - this.lastT) : 0,
+      loadAverage: loadavg()[0]!,
       heapUsed: metric(text, 'nodejs_heap_size_used_bytes'),
       eventLoopP99Ms: metric(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
       diskBytes: existsSync(join(this.home, 'data')) ? dirSize(join(this.home, 'data')) : 0,
@@ -422,10 +431,11 @@ class Sampler {
     };
     this.lastT = t;
     this.lastTotal = this.api.total;
+    this.lastCpu = proc.cpuSeconds;
     this.samples.push(sample);
     console.log(
       `${t.toFixed(0).padStart(5)}s ${sample.phase.padEnd(6)} rss ${formatBytes(sample.rss).padStart(9)}  heap ${formatBytes(sample.heapUsed).padStart(9)}  ` +
-        `fds ${sample.fds}  threads ${sample.threads}  disk ${formatBytes(sample.diskBytes)}  docs ${sample.documents}  gens ${sample.generations}  ` +
+        `fds ${sample.fds}  threads ${sample.threads}  cpu ${sample.cpuPercent.toFixed(0)}%  load ${sample.loadAverage.toFixed(1)}  disk ${formatBytes(sample.diskBytes)}  docs ${sample.documents}  gens ${sample.generations}  ` +
         `staged ${sample.stagedChanges}  commits ${sample.commits}  ${sample.callsPerSecond.toFixed(0)} calls/s  loop p99 ${sample.eventLoopP99Ms.toFixed(1)} ms  errors ${sample.errors}`,
     );
     return sample;
@@ -681,7 +691,6 @@ async function runMix(
   random: () => number,
 ): Promise<MixResult> {
   const queries = mixQueries();
-  const recentTokens: string[] = [];
   let tokens = 0;
   let added = 0;
   let apiCommits = 0;
@@ -717,8 +726,6 @@ async function runMix(
       if (answer.ok) {
         book.put(key, fingerprint(body), token);
         puts++;
-        recentTokens.push(token);
-        if (recentTokens.length > 200) recentTokens.shift();
       } else book.uncertain(key);
     } finally {
       book.release(key);
@@ -754,10 +761,10 @@ async function runMix(
   };
 
   const search = async (): Promise<void> => {
-    const query =
-      recentTokens.length > 0 && random() < 0.15
-        ? recentTokens[Math.floor(random() * recentTokens.length)]!
-        : queries[Math.floor(random() * queries.length)]!;
+    // Not the soak's unique words: a word found in under 3 documents makes the server compute a
+    // spelling suggestion, a scan of the vocabulary that dominated the run when they were here
+    // (see the verification calls). The mix measures the queries users type.
+    const query = queries[Math.floor(random() * queries.length)]!;
     const path = `/s/search.json?collection=${COLLECTION}&query=${encodeURIComponent(query)}`;
     const answer = await api.call('search', 'GET', path, { expect: [200] });
     if (answer.ok && json<SearchAnswer>(answer)?.response?.resultPacket === undefined) {
@@ -1022,16 +1029,24 @@ function buildReport(
   samples: readonly Sample[],
   checks: readonly Check[],
 ): Report {
-  const calls = mix === undefined ? [] : callRows(api.mixCalls, mix.seconds, CALL_ORDER);
-  const callTable: TableRow[] = calls.map((r) => ({
+  const calls = mix === undefined ? [] : callRows(api.calls.get('mix') ?? new Map(), mix.seconds, CALL_ORDER);
+  const rowOf = (r: CallRow, phase?: string): TableRow => ({
+    ...(phase === undefined ? {} : { phase }),
     call: r.call,
     count: r.count,
-    'per s': Number(r.perSecond.toFixed(1)),
-    'p50 ms': Number(r.p50Ms.toFixed(1)),
-    'p99 ms': Number(r.p99Ms.toFixed(1)),
-    'max ms': Number(r.maxMs.toFixed(0)),
+    ...(phase === undefined ? { 'per s': r.perSecond } : {}),
+    'p50 ms': r.p50Ms,
+    'p99 ms': r.p99Ms,
+    'max ms': Math.round(r.maxMs),
     errors: r.errors,
-  }));
+  });
+  const callTable: TableRow[] = calls.map((r) => rowOf(r));
+  // Load, verification and restart calls: their latencies, not rates (those phases are not timed runs).
+  const otherPhases: Phase[] = ['load', 'verify', 'restart'];
+  const otherCalls = otherPhases.flatMap((phase) =>
+    callRows(api.calls.get(phase) ?? new Map(), 1, CALL_ORDER).map((r) => ({ phase, ...r })),
+  );
+  const otherTable: TableRow[] = otherCalls.map((r) => rowOf(r, r.phase));
 
   // The second half of the mix: the judged window (the first half lets caches and generations settle).
   const mixSamples = samples.filter((s) => s.phase === 'mix');
@@ -1090,7 +1105,7 @@ function buildReport(
     mix === undefined
       ? 'The mix did not finish.'
       : `${mix.seconds.toFixed(0)} s with ${settings.concurrency} workers (each turn: 40% PUT replacing a live page, 10% PUT adding one — ` +
-        `half deleted pages put back, half new keys —, 10% DELETE, 3% GET, 37% search over ${mixQueries().length} queries and recent unique words), ` +
+        `half deleted pages put back, half new keys —, 10% DELETE, 3% GET, 37% search over ${mixQueries().length} queries of every class: words, AND, OR, phrases, prefixes, exclusions, metadata), ` +
         `an API commit every ${settings.commitSeconds} s (alternately wait=true and wait=false), a snapshot created, listed and deleted every ` +
         `${settings.snapshotSeconds} s, a state and a /metrics call every ${settings.sampleSeconds} s. ` +
         `${formatCount(mix.puts)} PUTs and ${formatCount(mix.deletes)} DELETEs acknowledged; ` +
@@ -1110,6 +1125,8 @@ function buildReport(
     heap: formatBytes(s.heapUsed),
     fds: s.fds,
     threads: s.threads,
+    'cpu %': Math.round(s.cpuPercent),
+    load: Number(s.loadAverage.toFixed(1)),
     disk: formatBytes(s.diskBytes),
     docs: s.documents,
     gens: s.generations,
@@ -1130,13 +1147,15 @@ function buildReport(
     `## Load\n\n${loadText}`,
     `## Mix\n\n${mixText}`,
     markdownTable(callTable),
+    `Calls of the other phases (latencies as the client saw them; verify-search is a search for one unique word, which finds 1 or 0 documents):`,
+    markdownTable(otherTable),
     `## Memory, descriptors and disk over the second half of the mix\n\n${window.length} samples from ${halfway.toFixed(0)} s. RSS is flat when every sample is within ±10% of the median. The others grow when the median of the later half of the window exceeds the earlier half's by more than the allowance: fds max(2, 5%), threads 1, heap 10% (a GC sawtooth is no trend), data folder 25% (merges make it breathe; snapshot hard links count twice).`,
     spreadTable.length > 0 ? markdownTable(spreadTable) : 'Too few samples.',
     `## Verification\n\nAfter the mix: a final commit (wait=true), then GETs and searches over a random sample of up to ${settings.verify} keys of each kind (put during the mix, deleted, loaded and never touched since). Then the server is stopped (SIGTERM), started again on the same SEARCH_HOME, and the count and the same keys are checked again.`,
     markdownTable(checkTable),
     failures.length > 0 ? `Failures and notes:\n\n${failures.join('\n')}` : 'No failure.',
     `## Errors\n\n${api.errorCount === 0 ? 'None: every call answered as expected.' : `${api.errorCount} calls failed; the first ${errorLines.length}:\n\n${errorLines.join('\n')}`}`,
-    `## Time series (every ${(every * settings.sampleSeconds).toFixed(0)} s)\n\nt: seconds since the server started. RSS, open fds and threads from /proc; heap and event-loop lag p99 from /metrics; disk: the data folder (index, journal, generation logs, snapshots).`,
+    `## Time series (every ${(every * settings.sampleSeconds).toFixed(0)} s)\n\nt: seconds since the server started. RSS, open fds, threads and CPU (% of one core since the previous sample) from /proc; load: the machine's 1-minute load average; heap and event-loop lag p99 from /metrics; disk: the data folder (index, journal, generation logs, snapshots).`,
     markdownTable(seriesTable),
   ];
   const consoleText = [
@@ -1165,6 +1184,7 @@ function buildReport(
       load,
       mix: mix === undefined ? undefined : { ...mix, commitsPublished: published, autoCommitsAtLeast: published - mix.apiCommits },
       calls,
+      otherCalls,
       secondHalf: Object.fromEntries(spreads.map((s) => [s.name, { ...s.spread, flat: s.flat, growth: s.growth }])),
       checks,
       errorList: api.errors,

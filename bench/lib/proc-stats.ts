@@ -13,7 +13,15 @@ export interface ProcStats {
   fds: number;
   /** Threads (main, libuv pool, worker threads, V8 helpers). */
   threads: number;
+  /** CPU time used so far, user + system, all threads, in seconds. */
+  cpuSeconds: number;
 }
+
+/**
+ * Clock ticks per second of /proc/PID/stat times (`getconf CLK_TCK`): 100 on every Linux
+ * architecture Node runs on (USER_HZ is fixed by the kernel ABI).
+ */
+const CLOCK_TICKS = 100;
 
 /** Reads {@link ProcStats} of `pid`; throws when the process is gone or /proc is missing (not Linux). */
 export function readProcStats(pid: number): ProcStats {
@@ -23,7 +31,11 @@ export function readProcStats(pid: number): ProcStats {
     if (match === null) throw new Error(`/proc/${pid}/status has no ${name} line`);
     return Number(match[1]);
   };
-  return { rss: field('VmRSS') * 1024, fds: readdirSync(`/proc/${pid}/fd`).length, threads: field('Threads') };
+  // Fields after the command name, which is in parentheses and may itself hold spaces: utime and stime are the 14th and 15th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuSeconds = (Number(after[11]) + Number(after[12])) / CLOCK_TICKS;
+  return { rss: field('VmRSS') * 1024, fds: readdirSync(`/proc/${pid}/fd`).length, threads: field('Threads'), cpuSeconds };
 }
 
 /** Whether {@link readProcStats} can work on this machine. */
