@@ -14,12 +14,20 @@ export interface SpellingSource {
 
 /** A word occurring in fewer documents than this is a candidate for correction. */
 const RARE = 2;
-const CANDIDATE_SCAN = 50_000;
+/** Terms read from the dictionary when looking for corrections at distance 2. */
+const CANDIDATE_SCAN = 5000;
+/** Letters tried for replacements and insertions at distance 1 (with the word's own letters). */
+const PROBE_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
 /**
  * "Did you mean": replaces rare or unknown words by the most frequent word of the
  * collection's own vocabulary within a small edit distance (1 for short words, 2 otherwise),
  * and proposes the result only when it finds more documents than the query as typed.
+ *
+ * It runs on the thread that answers queries, so its cost is bounded: corrections at distance
+ * 1 are found by looking up each single edit of the word (a few hundred dictionary lookups);
+ * only when none exists are up to {@link CANDIDATE_SCAN} dictionary terms sharing the word's
+ * first two letters compared at distance 2.
  */
 export function suggestSpelling(words: readonly string[], source: SpellingSource): string | null {
   let changed = false;
@@ -30,19 +38,8 @@ export function suggestSpelling(words: readonly string[], source: SpellingSource
       out.push(word);
       continue;
     }
-    const maxDistance = term.length <= 4 ? 1 : 2;
-    let best: { term: string; df: number; distance: number } | undefined;
-    for (const candidate of source.termsWithPrefix(term[0]!, CANDIDATE_SCAN)) {
-      if (candidate === term || Math.abs(candidate.length - term.length) > maxDistance) continue;
-      const distance = editDistance(term, candidate, maxDistance);
-      if (distance > maxDistance) continue;
-      const df = source.docFreq(candidate);
-      if (df < RARE) continue;
-      if (best === undefined || distance < best.distance || (distance === best.distance && df > best.df)) {
-        best = { term: candidate, df, distance };
-      }
-    }
-    const surface = best === undefined ? undefined : source.surfaceOf(best.term);
+    const best = closeCorrection(term, source) ?? (term.length > 4 ? farCorrection(term, source) : undefined);
+    const surface = best === undefined ? undefined : source.surfaceOf(best);
     if (surface === undefined) out.push(word);
     else {
       out.push(surface);
@@ -52,6 +49,44 @@ export function suggestSpelling(words: readonly string[], source: SpellingSource
   if (!changed) return null;
   const suggestion = out.join(' ');
   return source.count(suggestion) > source.count(words.join(' ')) ? suggestion : null;
+}
+
+/** The most frequent term at distance 1 (one deletion, transposition, replacement or insertion). */
+function closeCorrection(term: string, source: SpellingSource): string | undefined {
+  let best: { term: string; df: number } | undefined;
+  for (const candidate of singleEdits(term)) {
+    const df = source.docFreq(candidate);
+    if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term))) best = { term: candidate, df };
+  }
+  return best?.term;
+}
+
+/** The most frequent term at distance 2 among dictionary terms with the same first two letters. */
+function farCorrection(term: string, source: SpellingSource): string | undefined {
+  let best: { term: string; df: number } | undefined;
+  for (const candidate of source.termsWithPrefix(term.slice(0, 2), CANDIDATE_SCAN)) {
+    if (Math.abs(candidate.length - term.length) > 2 || editDistance(term, candidate, 2) > 2) continue;
+    const df = source.docFreq(candidate);
+    if (df >= RARE && (best === undefined || df > best.df)) best = { term: candidate, df };
+  }
+  return best?.term;
+}
+
+function singleEdits(term: string): Set<string> {
+  const letters = new Set([...PROBE_LETTERS, ...term]);
+  const edits = new Set<string>();
+  for (let i = 0; i <= term.length; i++) {
+    const head = term.slice(0, i);
+    const tail = term.slice(i);
+    if (tail.length > 0) edits.add(head + tail.slice(1));
+    if (tail.length > 1) edits.add(head + tail[1]! + tail[0]! + tail.slice(2));
+    for (const letter of letters) {
+      if (tail.length > 0 && letter !== tail[0]) edits.add(head + letter + tail.slice(1));
+      edits.add(head + letter + tail);
+    }
+  }
+  edits.delete(term);
+  return edits;
 }
 
 /** Damerau-Levenshtein (optimal string alignment) distance, giving up above `limit`. */

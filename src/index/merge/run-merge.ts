@@ -41,6 +41,8 @@ export async function runMerge(
       );
     };
     signal?.addEventListener('abort', abort, { once: true });
+    // The signal lives as long as the index: a listener left behind would hold this worker.
+    worker.once('exit', () => signal?.removeEventListener('abort', abort));
     worker.once('message', (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
       settled = true;
       if (message.ok) resolve(message.meta!);
