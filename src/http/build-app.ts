@@ -105,6 +105,8 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     genReqId: requestIdGenerator(),
     bodyLimit: SMALL_BODY_LIMIT,
     http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Receiving a whole request may take this long; a body that pauses fails sooner (push-api.ts).
+    requestTimeout: globalConfig.requestTimeoutSeconds * 1000,
     routerOptions: { maxParamLength: 256 },
   });
 
@@ -164,6 +166,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
       prefix,
       manager,
       maxRequestBytes: globalConfig.maxRequestBytes,
+      bodyIdleTimeoutMs: globalConfig.bodyIdleTimeoutSeconds * 1000,
       bodyBudget,
       authenticate: options.authenticate ?? pushAuthenticator(auth),
     });

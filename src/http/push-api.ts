@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, preParsingAsyncHookHandler } from 'fastify';
+import { watchBodyIdle } from './body-idle-watch.js';
 import { SearchError } from '../errors.js';
 import type { CollectionManager } from '../collection/collection-manager.js';
 import { canonicalizeKey } from '../collection/key.js';
@@ -42,6 +43,8 @@ export interface PushApiOptions {
   manager: CollectionManager;
   /** `push.max-request-bytes`: larger document bodies answer 413 before they are read. */
   maxRequestBytes: number;
+  /** A document body with no byte for this long fails with 408 BODY_TIMEOUT. Default 30 s. */
+  bodyIdleTimeoutMs?: number;
   /** Bounds the document bodies held in memory at once (shared by both prefixes). */
   bodyBudget: ByteBudget;
   /** Runs first on every push API request; none: no authentication. */
@@ -76,6 +79,7 @@ const TAGS = ['push-api'];
  */
 export async function pushApi(app: FastifyInstance, options: PushApiOptions): Promise<void> {
   const { manager, maxRequestBytes, bodyBudget, authenticate } = options;
+  const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? 30_000;
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -131,7 +135,15 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
       }
     }
     reply.raw.once('close', release);
-    return payload;
+    return watchBodyIdle(payload, bodyIdleTimeoutMs, () => {
+      // The rest of the body may still come: the connection cannot carry another request.
+      reply.header('connection', 'close');
+      return new SearchError(
+        'BODY_TIMEOUT',
+        `no byte of the body arrived for ${bodyIdleTimeoutMs / 1000} s: send bodies without pauses ` +
+          '(server.body-idle-timeout-seconds in conf/global.cfg)',
+      );
+    });
   };
 
   const documentRoute = { bodyLimit: maxRequestBytes, preParsing: admitDocumentBody };

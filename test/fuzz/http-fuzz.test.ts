@@ -273,7 +273,7 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       assert.doesNotMatch(state.answered, /^HTTP\/1\.1 5(?!03)/);
     }
 
-    // The test stops waiting (the server has no request timeout: see the todo test below).
+    // The test stops waiting (the server's own body timeout is tested in test/http/body-timeout.test.ts).
     for (const { socket } of sockets) socket.destroy();
     sockets.length = 0;
     const deadline = Date.now() + 5000;
@@ -287,19 +287,6 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       assert.equal(get.status, 404);
     }
   }
-
-  it(
-    'the server bounds how long a request body may take',
-    {
-      todo:
-        'BUG (issue 7, slow loris): Fastify is built with requestTimeout 0 and connectionTimeout 0 (src/http/build-app.ts), ' +
-        'so a client that stops sending a body is waited for forever, holding its body-budget reservation (up to push.max-request-bytes each)',
-    },
-    () => {
-      const http = server.app.server;
-      assert.ok(http.requestTimeout > 0 || http.timeout > 0, `requestTimeout ${http.requestTimeout}, timeout ${http.timeout}`);
-    },
-  );
 
   it(
     'a snapshot of a collection that has no commit yet answers below 500',

@@ -99,6 +99,24 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     description: 'Largest request body accepted, in bytes; larger ones are answered 413.',
   },
   {
+    key: 'server.body-idle-timeout-seconds',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '30',
+    min: 1,
+    max: 86400,
+    description: 'A document body during which no byte arrives for this long is answered 408 and its connection closed.',
+  },
+  {
+    key: 'server.request-timeout-seconds',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '600',
+    min: 1,
+    max: 86400,
+    description: 'Longest time a client may take to send a whole request (headers and body); then 408.',
+  },
+  {
     key: 'filter.classes',
     file: 'collection.cfg',
     kind: 'optional-string',
@@ -129,6 +147,10 @@ export interface GlobalConfig {
   readonly workerThreadCount: number;
   /** `push.max-request-bytes`. */
   readonly maxRequestBytes: number;
+  /** `server.body-idle-timeout-seconds`. */
+  readonly bodyIdleTimeoutSeconds: number;
+  /** `server.request-timeout-seconds`. */
+  readonly requestTimeoutSeconds: number;
 }
 
 /** The resolved configuration of one collection. */
@@ -269,6 +291,8 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     createSnapshotOnMergeFailure: boolean('push.create-snapshot-on-merge-failure'),
     workerThreadCount: integer('push.worker-thread-count', Math.max(1, cpuCount)),
     maxRequestBytes: integer('push.max-request-bytes'),
+    bodyIdleTimeoutSeconds: integer('server.body-idle-timeout-seconds'),
+    requestTimeoutSeconds: integer('server.request-timeout-seconds'),
     filterClasses: string('filter.classes'),
     queryProcessorOptions,
     queryProcessorFlags,
@@ -299,7 +323,12 @@ export function resolveGlobalConfig(global: Entries | undefined, options: { glob
     collectionFile: options.globalFile ?? 'global.cfg',
     cpuCount: options.cpuCount,
   });
-  return { workerThreadCount: config.workerThreadCount, maxRequestBytes: config.maxRequestBytes };
+  return {
+    workerThreadCount: config.workerThreadCount,
+    maxRequestBytes: config.maxRequestBytes,
+    bodyIdleTimeoutSeconds: config.bodyIdleTimeoutSeconds,
+    requestTimeoutSeconds: config.requestTimeoutSeconds,
+  };
 }
 
 function toMap(entries: Entries | undefined): ReadonlyMap<string, string> {

@@ -122,7 +122,8 @@ describe('resolveCollectionConfig', () => {
       [
         'push.auto-commit.timeout-seconds', 'push.auto-commit.max-changes', 'push.max-generations',
         'push.scheduler.killed-percentage-for-reindex', 'push.create-snapshot-on-merge-failure',
-        'push.worker-thread-count', 'push.max-request-bytes', 'filter.classes', 'query_processor_options', 'indexer_options',
+        'push.worker-thread-count', 'push.max-request-bytes', 'server.body-idle-timeout-seconds', 'server.request-timeout-seconds',
+        'filter.classes', 'query_processor_options', 'indexer_options',
       ],
     );
   });
@@ -130,8 +131,9 @@ describe('resolveCollectionConfig', () => {
 
 describe('resolveGlobalConfig', () => {
   it('reads only the installation-wide keys, ignoring bad collection defaults', () => {
-    const config = resolveGlobalConfig({ 'push.worker-thread-count': '4', 'push.max-generations': 'oops' });
-    assert.deepEqual(config, { workerThreadCount: 4, maxRequestBytes: 52428800 });
+    const config = resolveGlobalConfig({ 'push.worker-thread-count': '4', 'push.max-generations': 'oops', 'server.body-idle-timeout-seconds': '5' });
+    assert.deepEqual(config, { workerThreadCount: 4, maxRequestBytes: 52428800, bodyIdleTimeoutSeconds: 5, requestTimeoutSeconds: 600 });
+    assert.throws(() => resolveGlobalConfig({ 'server.request-timeout-seconds': '0' }), /global.cfg: server.request-timeout-seconds/);
     assert.throws(() => resolveGlobalConfig({ 'push.worker-thread-count': 'many' }), /global.cfg: push.worker-thread-count/);
   });
 });
