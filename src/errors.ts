@@ -24,3 +24,29 @@ export class CorruptIndexError extends SearchError {
     this.file = file;
   }
 }
+
+/** Error codes of a full disk or an exhausted quota. */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+
+/** True when an error (or one of its causes) says the disk is full. */
+export function isDiskFull(error: unknown): boolean {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * The error a user sees when `action` failed because the disk is full (507): nothing
+ * half-written is kept, and the same call works again once there is space.
+ */
+export function diskFullError(action: string, cause: unknown): SearchError {
+  return new SearchError(
+    'INSUFFICIENT_STORAGE',
+    `${action} failed: the disk is full (no space left on the device of SEARCH_HOME). ` +
+      'Nothing was half-written; free some space and retry.',
+    { cause },
+  );
+}

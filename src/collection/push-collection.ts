@@ -715,10 +715,16 @@ export class PushCollection {
   /** The newest manifest this collection published; a lower one at start means live/ was restored. */
   private writeMarker(manifest: number): void {
     const folder = this.home.journalFolder(this.name);
-    mkdirSync(folder, { recursive: true });
-    const temp = join(folder, `${MARKER}.tmp`);
-    writeFileSync(temp, JSON.stringify({ manifest }));
-    renameSync(temp, join(folder, MARKER));
+    try {
+      mkdirSync(folder, { recursive: true });
+      const temp = join(folder, `${MARKER}.tmp`);
+      writeFileSync(temp, JSON.stringify({ manifest }));
+      renameSync(temp, join(folder, MARKER));
+    } catch (error) {
+      // A marker behind the index only means a later restore is not detected from it; the
+      // commit it follows is live and must not be reported as failed (e.g. disk full now).
+      this.log.warn({ collection: this.name, manifest, err: { message: (error as Error).message } }, 'cannot write the last-manifest marker');
+    }
   }
 
   private wasRestored(index: SearchIndex): boolean {

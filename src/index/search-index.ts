@@ -1,4 +1,4 @@
-import { SearchError } from '../errors.js';
+import { diskFullError, isDiskFull, SearchError } from '../errors.js';
 import { KEY_FIELD, type DocumentInput, type StoredRecord } from './document.js';
 import type { FlushedGeneration } from './staging/flushed-generation.js';
 import { InlineStager } from './staging/inline-stager.js';
@@ -392,9 +392,9 @@ export class SearchIndex {
       for (const entry of pending) flushed.push(await entry.result());
     } catch (error) {
       this.counters.TotCommitFailures++;
-      throw error instanceof SearchError
-        ? error
-        : new SearchError('COMMIT_FAILED', `writing a generation failed: ${(error as Error).message}`, { cause: error });
+      if (error instanceof SearchError) throw error;
+      if (isDiskFull(error)) throw diskFullError('writing a generation', error);
+      throw new SearchError('COMMIT_FAILED', `writing a generation failed: ${(error as Error).message}`, { cause: error });
     }
     this.counters.TotFlushes += flushed.filter((f) => f.meta !== null).length;
 
@@ -478,9 +478,9 @@ export class SearchIndex {
     } catch (error) {
       if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
       this.counters.TotCommitFailures++;
-      throw error instanceof SearchError
-        ? error
-        : new SearchError('COMMIT_FAILED', `commit failed: ${(error as Error).message}`, { cause: error });
+      if (error instanceof SearchError) throw error;
+      if (isDiskFull(error)) throw diskFullError('the commit', error);
+      throw new SearchError('COMMIT_FAILED', `commit failed: ${(error as Error).message}`, { cause: error });
     }
 
     this.pending.splice(0, pending.length);

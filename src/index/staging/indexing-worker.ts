@@ -59,7 +59,7 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
         cuts.delete(message.id);
         parentPort!.postMessage({ type: 'flushed', id: message.id, result }, [result.liveDocs.buffer as ArrayBuffer, result.killed.buffer as ArrayBuffer]);
       } catch (error) {
-        parentPort!.postMessage({ type: 'failed', id: message.id, message: (error as Error).message });
+        parentPort!.postMessage({ type: 'failed', id: message.id, message: (error as Error).message, code: (error as { code?: unknown }).code });
       }
       break;
     }

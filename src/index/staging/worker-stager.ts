@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { SearchError } from '../../errors.js';
+import { diskFullError, isDiskFull, SearchError } from '../../errors.js';
 import type { DocumentInput } from '../document.js';
 import type { SchemaOptions } from '../schema.js';
 import type { FlushedGeneration } from './flushed-generation.js';
@@ -73,7 +73,7 @@ export class WorkerStager implements Stager {
     if (thread.worker !== undefined) return thread.worker;
     const worker = new Worker(new URL('./indexing-worker.js', import.meta.url), { workerData: this.setup });
     thread.worker = worker;
-    worker.on('message', (message: { type: string; id?: number; count?: number; result?: FlushedGeneration; message?: string }) => {
+    worker.on('message', (message: { type: string; id?: number; count?: number; result?: FlushedGeneration; message?: string; code?: unknown }) => {
       if (message.type === 'done') {
         thread.inFlight -= message.count!;
         if (this.inFlight() < MAX_IN_FLIGHT) for (const resolve of this.readyWaiters.splice(0)) resolve();
@@ -91,7 +91,15 @@ export class WorkerStager implements Stager {
         thread.openCuts--;
         waiter.resolve(message.result!);
         this.stopWhenIdle(thread);
-      } else waiter.reject(new SearchError('COMMIT_FAILED', `writing a generation failed: ${message.message}`));
+      } else {
+        // The worker's error crosses the thread boundary as text; its code says whether the disk is full.
+        const cause = Object.assign(new Error(message.message), { code: message.code });
+        waiter.reject(
+          isDiskFull(cause)
+            ? diskFullError('writing a generation', cause)
+            : new SearchError('COMMIT_FAILED', `writing a generation failed: ${message.message}`, { cause }),
+        );
+      }
     });
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => {

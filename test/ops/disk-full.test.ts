@@ -1,0 +1,144 @@
+/**
+ * Disk full, for real: SEARCH_HOME on a small tmpfs that the test fills up. A PUT answers 507
+ * with a clear error and stores nothing; a commit fails and the previous generation stays live;
+ * once space is back, everything resumes without a restart.
+ *
+ * Mounting needs root (CI runs as root; `.ci/run` says so). Without it the test is skipped
+ * with the reason, and the same failures stay covered below the HTTP layer by the journal's
+ * and the engine's fault-injection tests (test/journal/faults.test.ts, test/index/crash.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startServer, type RunningServer } from '../../src/http/server.js';
+import { ADMIN_AUTH, TEST_SECURITY, writeGlobalCfg } from '../http/helpers.js';
+
+const MOUNT_SIZE = '24m';
+
+function tryMount(): { folder: string; unmount: () => void } | string {
+  if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
+  const folder = mkdtempSync(join(tmpdir(), 'pushsearch-diskfull-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${MOUNT_SIZE}`, 'tmpfs', folder], { stdio: 'pipe' });
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    return `cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`;
+  }
+  return {
+    folder,
+    unmount: () => {
+      execFileSync('umount', ['-l', folder], { stdio: 'pipe' });
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+const mounted = tryMount();
+
+describe('disk full (SEARCH_HOME on a small tmpfs)', { skip: typeof mounted === 'string' ? mounted : false }, () => {
+  const { folder, unmount } = mounted as { folder: string; unmount: () => void };
+  const home = join(folder, 'home');
+  const filler = join(folder, 'filler');
+  let server: RunningServer;
+  const base = () => `${server.url}/push-api/v1/collections/docs`;
+  const auth = { authorization: ADMIN_AUTH };
+
+  const put = (key: string, body: string) =>
+    fetch(`${base()}/documents?key=${encodeURIComponent(key)}`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/plain' }, body });
+  const get = (key: string) => fetch(`${base()}/documents?key=${encodeURIComponent(key)}`, { headers: auth });
+  const search = async (query: string): Promise<string[]> => {
+    const answer = (await (await fetch(`${server.url}/s/search.json?collection=docs&query=${query}&num_ranks=100`)).json()) as {
+      response: { resultPacket: { results: { liveUrl: string }[] } };
+    };
+    return answer.response.resultPacket.results.map((r) => r.liveUrl).sort();
+  };
+
+  /** Writes zeros until the file system refuses (ENOSPC). */
+  function fillDisk(): void {
+    const fd = openSync(filler, 'w');
+    const chunk = Buffer.alloc(64 * 1024);
+    try {
+      for (;;) writeSync(fd, chunk);
+    } catch (error) {
+      assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+    } finally {
+      closeSync(fd);
+    }
+    // Small writes may still fit in a partly used block: use those up too.
+    const small = openSync(join(folder, 'filler-small'), 'w');
+    try {
+      for (;;) writeSync(small, Buffer.alloc(512));
+    } catch {
+      // Full.
+    } finally {
+      closeSync(small);
+    }
+  }
+
+  function freeDisk(): void {
+    unlinkSync(filler);
+    unlinkSync(join(folder, 'filler-small'));
+  }
+
+  before(async () => {
+    writeGlobalCfg(home, ['push.worker-thread-count=1']);
+    server = await startServer({ home, port: 0, security: TEST_SECURITY });
+    server.manager.create('docs', 'push');
+    writeFileSync(join(home, 'conf', 'docs', 'collection.cfg'), 'collection_type=push\npush.auto-commit.timeout-seconds=0\n');
+  });
+
+  after(async () => {
+    await server?.close();
+    unmount();
+  });
+
+  it('answers 507 to writes while the disk is full, keeps the live generation, and resumes when space is back', async () => {
+    for (let i = 0; i < 20; i++) assert.equal((await put(`https://disk.example/before/${i}`, `committed page ${i} alpha`)).status, 200);
+    assert.equal((await fetch(`${base()}/commit`, { method: 'POST', headers: auth })).status, 200);
+    // Staged before the disk fills: durable in the journal, to be committed later.
+    for (let i = 0; i < 20; i++) assert.equal((await put(`https://disk.example/staged/${i}`, `staged page ${i} beta ${'x'.repeat(2000)}`)).status, 200);
+
+    fillDisk();
+
+    // Larger than what is left of the journal's last page: the append needs new blocks.
+    const refused = await put('https://disk.example/refused', `refused page gamma ${'y'.repeat(64 * 1024)}`);
+    const refusedBody = (await refused.json()) as { error: string; message: string };
+    assert.equal(refused.status, 507, JSON.stringify(refusedBody));
+    assert.match(refusedBody.message, /space|full|ENOSPC/i, 'the message says the disk is full');
+    assert.equal((await get('https://disk.example/refused')).status, 404, 'nothing of a refused PUT is stored');
+
+    const commit = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
+    const commitBody = (await commit.json()) as { error: string; message: string };
+    assert.equal(commit.status, 507, JSON.stringify(commitBody));
+    assert.match(commitBody.message, /space|full|ENOSPC/i);
+
+    // The previous generation stays live and searchable; the collection keeps running.
+    assert.equal((await search('alpha')).length, 20);
+    assert.deepEqual(await search('beta'), []);
+    const state = (await (await fetch(`${base()}/state`, { headers: auth })).json()) as { state: string };
+    assert.equal(state.state, 'RUNNING');
+
+    freeDisk();
+
+    // No restart: writes and commits work again, and nothing acknowledged was lost.
+    assert.equal((await put('https://disk.example/after', 'after page delta')).status, 200);
+    const recovered = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
+    assert.equal(recovered.status, 200, await recovered.text());
+    assert.equal((await search('alpha')).length, 20);
+    assert.equal((await search('beta')).length, 20);
+    assert.deepEqual(await search('delta'), ['https://disk.example/after']);
+    assert.deepEqual(await search('gamma'), []);
+  });
+
+  it('keeps everything acknowledged across a restart after the disk was full', async () => {
+    await server.close();
+    server = await startServer({ home, port: 0, security: TEST_SECURITY });
+    assert.equal((await search('alpha')).length, 20);
+    assert.equal((await search('beta')).length, 20);
+    assert.deepEqual(await search('delta'), ['https://disk.example/after']);
+    assert.equal((await get('https://disk.example/refused')).status, 404);
+  });
+});
