@@ -87,6 +87,8 @@ interface Runtime {
 }
 
 const MARKER = 'last-manifest.json';
+/** Prefix of a snapshot folder being built (snapshot names cannot start with a dot). */
+const PARTIAL_SNAPSHOT = '.partial-';
 
 /**
  * A push collection at run time: its state machine, journal, index and auto-commit.
@@ -195,6 +197,7 @@ export class PushCollection {
       const settings = loadCollectionSettings(this.home, this.name);
       const live = this.home.liveFolder(this.name);
       mkdirSync(live, { recursive: true });
+      this.removePartialSnapshots();
       index = await SearchIndex.open({
         directory: new FsDirectory(live),
         schema: indexSchemaFor(settings),
@@ -600,15 +603,31 @@ export class PushCollection {
     const folder = this.home.snapshotFolder(this.name, name);
     return this.withRuntime(async (runtime) => {
       if (existsSync(folder)) throw new SearchError('SNAPSHOT_EXISTS', `snapshot ${name} already exists; delete it first or use another name`);
-      mkdirSync(folder, { recursive: true });
+      // Built under a name no snapshot can have, then renamed: a crash midway leaves no
+      // half snapshot under the real name (start() removes the partial folder).
+      const partial = join(this.home.snapshotsFolder(this.name), `${PARTIAL_SNAPSHOT}${name}`);
+      rmSync(partial, { recursive: true, force: true });
+      mkdirSync(partial, { recursive: true });
       try {
-        await runtime.index.snapshot(new FsDirectory(folder));
+        await runtime.index.snapshot(new FsDirectory(partial));
+        if (existsSync(folder)) throw new SearchError('SNAPSHOT_EXISTS', `snapshot ${name} already exists; delete it first or use another name`);
+        renameSync(partial, folder);
+        await new FsDirectory(this.home.snapshotsFolder(this.name)).syncDirectory();
       } catch (error) {
-        rmSync(folder, { recursive: true, force: true });
+        rmSync(partial, { recursive: true, force: true });
         throw error;
       }
       return this.describeSnapshot(name)!;
     });
+  }
+
+  /** Snapshots whose creation a crash interrupted. */
+  private removePartialSnapshots(): void {
+    const folder = this.home.snapshotsFolder(this.name);
+    if (!existsSync(folder)) return;
+    for (const entry of readdirSync(folder)) {
+      if (entry.startsWith(PARTIAL_SNAPSHOT)) rmSync(join(folder, entry), { recursive: true, force: true });
+    }
   }
 
   listSnapshots(): SnapshotListing[] {
