@@ -1,3 +1,4 @@
+import { answerClientError } from './client-error.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -107,6 +108,8 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     // Receiving a whole request may take this long; a body that pauses fails sooner (push-api.ts).
     requestTimeout: globalConfig.requestTimeoutSeconds * 1000,
+    // Requests that are not valid HTTP get the same error body as every other error.
+    clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 256 },
   });
 
