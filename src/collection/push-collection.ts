@@ -443,10 +443,10 @@ export class PushCollection {
    * Makes staged changes searchable. With `wait` it resolves once the new generation is
    * live; without, it starts the commit and resolves at once (errors go to push.log).
    */
-  async commit(wait = true): Promise<{ generation: number | null; manifest: number; changes: number }> {
+  async commit(wait = true, requestId?: string): Promise<{ generation: number | null; manifest: number; changes: number }> {
     this.guardWrite();
     return this.withRuntime(async (runtime) => {
-      const run = this.commitNow(runtime);
+      const run = this.commitNow(runtime, requestId);
       if (!wait) {
         run.catch(() => undefined);
         return { generation: null, manifest: runtime.index.lastCommit.manifest, changes: runtime.index.stagedChanges };
@@ -455,7 +455,8 @@ export class PushCollection {
     });
   }
 
-  private async commitNow(runtime: Runtime): Promise<{ generation: number | null; manifest: number; changes: number }> {
+  /** @param requestId the HTTP request that asked for it (for push.log); none for automatic commits. */
+  private async commitNow(runtime: Runtime, requestId?: string): Promise<{ generation: number | null; manifest: number; changes: number }> {
     if (runtime.autoCommitTimer !== undefined) {
       clearTimeout(runtime.autoCommitTimer);
       runtime.autoCommitTimer = undefined;
@@ -482,7 +483,10 @@ export class PushCollection {
     } catch (error) {
       runtime.evidence.afterCommit(evidenceBatch, false);
       const e = error as SearchError;
-      this.log.error({ collection: this.name, err: { message: e.message, code: e.code } }, 'commit failed');
+      this.log.error(
+        { collection: this.name, ...(requestId === undefined ? { origin: 'automatic' } : { requestId }), err: { message: e.message, code: e.code } },
+        'commit failed',
+      );
       throw error;
     } finally {
       runtime.commitsInFlight.delete(run);
@@ -515,7 +519,7 @@ export class PushCollection {
   // Vacuum
 
   /** MERGE: every generation into one. RE_INDEX: every stored document indexed again under today's configuration. */
-  async vacuum(type: VacuumType, wait = true): Promise<VacuumProgress> {
+  async vacuum(type: VacuumType, wait = true, requestId?: string): Promise<VacuumProgress> {
     this.guardWrite();
     return this.withRuntime(async (runtime) => {
       if (this.vacuumProgress?.state === 'RUNNING') {
@@ -532,7 +536,7 @@ export class PushCollection {
           progress.state = 'FAILED';
           progress.error = error.message;
           progress.finishedAt = new Date().toISOString();
-          this.log.error({ collection: this.name, err: { message: error.message } }, `vacuum ${type} failed`);
+          this.log.error({ collection: this.name, ...(requestId === undefined ? {} : { requestId }), err: { message: error.message } }, `vacuum ${type} failed`);
           if (wait) throw error;
         },
       );

@@ -22,29 +22,51 @@ export function silentPushLog(): PushLog {
   return pino({ level: 'silent' });
 }
 
+/** Lines kept while the log cannot be written; more are counted, not kept. */
+const MAX_HELD_LINES = 1000;
+/** How often held lines are tried again when nothing else is logged. */
+const RETRY_MS = 1000;
+
 /**
  * Appends each line with one synchronous write. A line that cannot be written (disk full,
- * I/O error) is dropped instead of failing the caller: logging an error must never turn it
- * into another one (an error handler that throws would lose the client's answer). The next
- * line that gets through says how many were lost.
+ * I/O error) is held in memory and written before the next line once writing works again,
+ * instead of failing the caller: logging an error must never turn it into another one (an
+ * error handler that throws would lose the client's answer). Beyond {@link MAX_HELD_LINES}
+ * lines are counted, and the count is logged when writing works again.
  */
 class AppendOnlyLog implements DestinationStream {
   private fd: number | undefined;
+  private held: string[] = [];
   private dropped = 0;
 
   constructor(private readonly file: string) {}
 
+  private retry: NodeJS.Timeout | undefined;
+
   write(line: string): void {
+    if (this.held.length < MAX_HELD_LINES) this.held.push(line);
+    else this.dropped++;
+    this.flush();
+  }
+
+  private flush(): void {
     try {
       this.fd ??= openSync(this.file, 'a');
+      while (this.held.length > 0) {
+        writeSync(this.fd, this.held[0]!);
+        this.held.shift();
+      }
       if (this.dropped > 0) {
-        const note = JSON.stringify({ level: 'warn', time: new Date().toISOString(), dropped: this.dropped, msg: 'log lines lost while the log could not be written' });
-        writeSync(this.fd, note + '\n');
+        const note = { level: 'warn', time: new Date().toISOString(), dropped: this.dropped, msg: 'log lines lost while the log could not be written' };
+        writeSync(this.fd, JSON.stringify(note) + '\n');
         this.dropped = 0;
       }
-      writeSync(this.fd, line);
     } catch {
-      this.dropped++;
+      // Try again soon even if nothing else is logged meanwhile.
+      this.retry ??= setTimeout(() => {
+        this.retry = undefined;
+        this.flush();
+      }, RETRY_MS).unref();
       // Reopen next time: the file may have been removed or the descriptor broken.
       if (this.fd !== undefined) {
         try {

@@ -31,10 +31,13 @@ export function watchBodyIdle(payload: Readable, idleMs: number, timeoutError: (
   });
   payload.once('end', stop);
   payload.once('close', stop);
-  payload.once('error', (error) => {
+  payload.on('error', (error) => {
     stop();
     watched.destroy(error);
   });
+  // Fastify listens for errors while it reads the body; after it stopped (an answer was
+  // already sent), an abort or a timeout must not become an uncaught 'error' event.
+  watched.on('error', () => {});
   watched.once('close', stop);
   payload.pipe(watched);
   arm();

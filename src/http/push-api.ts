@@ -326,7 +326,7 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
     },
     async (request, reply) => {
       const wait = request.query.wait;
-      const result = await manager.collection(request.params.collection).commit(wait);
+      const result = await manager.collection(request.params.collection).commit(wait, request.id);
       if (!wait) {
         reply.code(202);
         return { message: 'commit started', changes: result.changes };
@@ -352,7 +352,7 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
       const { wait } = request.query;
       const progress = await manager
         .collection(request.params.collection)
-        .vacuum(request.query['vacuum-type'], wait);
+        .vacuum(request.query['vacuum-type'], wait, request.id);
       if (!wait) reply.code(202);
       return progress;
     },

@@ -25,7 +25,7 @@ import { runMerge } from './merge/run-merge.js';
 import { Schema, type SchemaOptions } from './schema.js';
 import { Searcher, type PointInTime } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
-import type { Directory } from './store/directory.js';
+import { COPY_TEMP_SUFFIX, type Directory } from './store/directory.js';
 import { NO_MORE_DOCS } from './generation-view.js';
 import { FsDirectory } from './store/fs-directory.js';
 
@@ -132,6 +132,8 @@ export class SearchIndex {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly closing = new AbortController();
   private closed = false;
+  /** Set when close() resolved: from then on this instance deletes nothing in the folder. */
+  private folderReleased = false;
   /**
    * The next generation number to hand out (flushes and merges). Kept apart from the manifest
    * object: a manifest being published is a copy made before its awaits, and numbers handed
@@ -372,6 +374,7 @@ export class SearchIndex {
     await this.stager.close();
     for (const { reader } of this.readers.values()) reader.close();
     this.readers.clear();
+    this.folderReleased = true;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -747,8 +750,8 @@ export class SearchIndex {
         this.readers.delete(generation.generation);
       }
     }
-    // After close the folder may already belong to a reopened instance: leftovers are its business.
-    if (this.closed) return;
+    // Once close() resolved the folder may belong to a reopened instance: leftovers are its business.
+    if (this.folderReleased) return;
     for (const file of pointInTime.files) {
       const count = (this.fileReferences.get(file) ?? 0) - 1;
       if (count > 0) this.fileReferences.set(file, count);
@@ -771,7 +774,7 @@ export class SearchIndex {
     for (const name of this.dir.listAll()) {
       const generation = generationOfFile(name);
       if (generation !== undefined) highest = Math.max(highest, generation);
-      if ((generation !== undefined || isManifestTemp(name)) && !needed.has(name)) {
+      if ((generation !== undefined || isManifestTemp(name) || name.endsWith(COPY_TEMP_SUFFIX)) && !needed.has(name)) {
         this.dir.deleteFile(name);
         removed = true;
       }

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +17,19 @@ import { startServer, type RunningServer } from '../../src/http/server.js';
 import { ADMIN_AUTH, TEST_SECURITY, writeGlobalCfg } from '../http/helpers.js';
 
 const MOUNT_SIZE = '24m';
+
+/** Waits for a push.log line matching `match` (lines are written synchronously, but by background work). */
+async function waitForLogLine(home: string, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const file = join(home, 'web', 'log', 'push.log');
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter((line) => line !== '') : [];
+    const found = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find(match);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no such push.log line in:\n${lines.slice(-5).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 function tryMount(): { folder: string; unmount: () => void } | string {
   if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
@@ -115,6 +128,12 @@ describe('disk full (SEARCH_HOME on a small tmpfs)', { skip: typeof mounted === 
     assert.equal(commit.status, 507, JSON.stringify(commitBody));
     assert.match(commitBody.message, /space|full|ENOSPC/i);
 
+    // A commit that answered at once (wait=false) fails later: push.log says so, with its request id.
+    // (push.log is on the full disk too: its lines wait in memory until they can be written.)
+    const background = await fetch(`${base()}/commit?wait=false`, { method: 'POST', headers: { ...auth, 'x-request-id': 'full-disk-commit' } });
+    assert.equal(background.status, 202);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
     // The previous generation stays live and searchable; the collection keeps running.
     assert.equal((await search('alpha')).length, 20);
     assert.deepEqual(await search('beta'), []);
@@ -125,6 +144,11 @@ describe('disk full (SEARCH_HOME on a small tmpfs)', { skip: typeof mounted === 
 
     // No restart: writes and commits work again, and nothing acknowledged was lost.
     assert.equal((await put('https://disk.example/after', 'after page delta')).status, 200);
+    // The lines push.log could not take while the disk was full are written now.
+    const logLine = await waitForLogLine(home, (entry) => entry.requestId === 'full-disk-commit');
+    assert.equal(logLine.collection, 'docs');
+    assert.equal(logLine.msg, 'commit failed');
+    assert.match(String((logLine.err as { message: string }).message), /disk is full/);
     const recovered = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
     assert.equal(recovered.status, 200, await recovered.text());
     assert.equal((await search('alpha')).length, 20);

@@ -29,9 +29,16 @@ export interface Directory {
   deleteFile(name: string): void;
   /** Hard-links `name` into `target` under the same name (snapshots). */
   linkTo(name: string, target: Directory): void;
-  /** Copies `name` of `source` into this folder, replacing a file of that name (restore). */
+  /**
+   * Copies `name` of `source` into this folder, replacing a file of that name (restore). A
+   * crash leaves the old file or the new one under the name, and at worst a file ending in
+   * {@link COPY_TEMP_SUFFIX}, which the index removes at open.
+   */
   copyFrom(source: Directory, name: string): void;
 }
+
+/** Suffix of a file being copied in by {@link Directory.copyFrom}. */
+export const COPY_TEMP_SUFFIX = '.copying';
 
 /** Sequential writer of one new file. */
 export interface IndexOutput {

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { open as openAsync } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Directory, IndexInput, IndexOutput } from './directory.js';
+import { COPY_TEMP_SUFFIX, type Directory, type IndexInput, type IndexOutput } from './directory.js';
 
 /** Bytes gathered before one write(2); big enough that a generation is written in few calls. */
 const OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -99,9 +99,24 @@ export class FsDirectory implements Directory {
 
   copyFrom(source: Directory, name: string): void {
     const to = this.resolveName(name);
-    // Unlink first: the target may be a hard link shared with a snapshot, which must not change.
-    this.deleteFile(name);
-    copyFileSync(join(source.path, name), to);
+    const from = join(source.path, name);
+    // A hard link of the same file (a snapshot of this folder): nothing to copy.
+    if (existsSync(to)) {
+      const [a, b] = [statSync(from), statSync(to)];
+      if (a.ino === b.ino && a.dev === b.dev) return;
+    }
+    // Copied beside, made durable, then renamed over: the target may be a hard link shared with
+    // a snapshot (which must not change), and a crash must leave either the old file or the new
+    // one under the name, never none (the live manifest may still name it).
+    const temp = `${to}${COPY_TEMP_SUFFIX}`;
+    copyFileSync(from, temp);
+    const fd = openSync(temp, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, to);
   }
 
   /** Synchronous fsync of files, for worker threads that have nothing else to do meanwhile. */
