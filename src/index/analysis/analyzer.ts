@@ -29,8 +29,33 @@ export interface Token {
   end: number;
 }
 
+/**
+ * Receives the raw tokens of {@link Analyzer.forEachToken}: where a token is in the text,
+ * before normalisation, so that an indexer can recognise a token it has seen before without
+ * building its term (most tokens of a text are words seen before).
+ */
+export interface TokenSink {
+  /**
+   * The token `text[start, end)` at `position`. `kind` is an opaque summary of the token's
+   * characters, to be passed to {@link Analyzer.termOfToken}.
+   */
+  token(text: string, start: number, end: number, kind: number, position: number): void;
+}
+
 export interface Analyzer {
   readonly options: Readonly<Required<AnalyzerOptions>>;
+  /**
+   * The fastest path of indexing: reports every token (dropped ones too: stop words, tokens
+   * too long) with its position, starting at `firstPosition`, without building terms.
+   * Returns the next free position, as {@link forEachTerm} does.
+   */
+  forEachToken(text: string, firstPosition: number, sink: TokenSink): number;
+  /**
+   * The term of a token reported by {@link forEachToken}, or null when the token is dropped
+   * (its position stays used). It depends only on the characters `text[start, end)`: two
+   * tokens spelled the same way always give the same term, so callers may cache it by spelling.
+   */
+  termOfToken(text: string, start: number, end: number, kind: number): string | null;
   /**
    * The fast path of indexing: calls `onTerm` for every kept term, with its position
    * (starting at `firstPosition`). Returns the next free position (= firstPosition + the

@@ -28,56 +28,93 @@ export function bufferSource(buffer: GenerationBuffer): GenerationSource {
       return [name, values];
     },
   );
-  return { docCount, fields, numbers, storedRecords: () => buffer.stored };
+  return { docCount, fields, numbers, storedRecords: () => buffer.storedRecords() };
+}
+
+/** A field's entries grouped by term: term t's entries are `starts[t]` to `starts[t + 1]`. */
+interface GroupedEntries {
+  starts: Int32Array;
+  docs: Int32Array;
+  positions: Int32Array | null;
 }
 
 /**
- * Groups a field's token stream by term (stable counting sort: docs stay ascending and
- * positions ascending within a doc), then yields terms in order with docs, freqs, positions.
+ * Groups a field's token stream by term with a stable counting sort: docs stay ascending and
+ * positions ascending within a doc. A plain function, not part of the generator below: V8
+ * optimises a long loop while it runs (on-stack replacement) only outside generators.
  */
-function* sortedPostings(field: FieldBuffer): Generator<[string, PostingsData]> {
+function groupByTerm(field: FieldBuffer): GroupedEntries {
   const termCount = field.terms.length;
+  const count = field.count;
+  const idChunks = field.idChunks;
+  const lastChunk = idChunks.length - 1;
   const starts = new Int32Array(termCount + 1);
-  for (let i = 0; i < field.count; i++) starts[field.ids[i]! + 1]!++;
+  for (let c = 0; c <= lastChunk; c++) {
+    const ids = idChunks[c]!;
+    const n = c === lastChunk ? field.fill : ids.length;
+    for (let i = 0; i < n; i++) starts[ids[i]! + 1]!++;
+  }
   for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!;
   const next = starts.slice(0, termCount);
-  const docs = new Int32Array(field.count);
-  const positions = field.positions ? new Int32Array(field.count) : null;
-  for (let i = 0; i < field.count; i++) {
-    const at = next[field.ids[i]!]!++;
-    docs[at] = field.docs[i]!;
-    if (positions !== null) positions[at] = field.positionsOf[i]!;
+  const docs = new Int32Array(count);
+  const positions = field.positions ? new Int32Array(count) : null;
+  // Entries in arrival order; `doc` is the document of the entry at `at`.
+  const { runDocs, runStarts, runCount } = field;
+  let run = -1;
+  let doc = 0;
+  let runEnd = 0;
+  let at = 0;
+  for (let c = 0; c <= lastChunk; c++) {
+    const ids = idChunks[c]!;
+    const chunkPositions = positions === null ? null : field.positionChunks[c]!;
+    const n = c === lastChunk ? field.fill : ids.length;
+    for (let i = 0; i < n; i++, at++) {
+      while (at >= runEnd) {
+        run++;
+        doc = runDocs[run]!;
+        runEnd = run + 1 < runCount ? runStarts[run + 1]! : count;
+      }
+      const to = next[ids[i]!]!++;
+      docs[to] = doc;
+      if (positions !== null) positions[to] = chunkPositions![i]!;
+    }
   }
-  const order = Array.from({ length: termCount }, (_, t) => t).sort((a, b) =>
-    field.terms[a]! < field.terms[b]! ? -1 : field.terms[a]! > field.terms[b]! ? 1 : 0,
-  );
+  return { starts, docs, positions };
+}
+
+/** Collapses one term's entries `docs[from, to)` into distinct docs and freqs; returns their number. */
+function collapse(docs: Int32Array, from: number, to: number, docBuffer: Int32Array, freqBuffer: Int32Array): number {
+  let n = 0;
+  let last = -1;
+  for (let i = from; i < to; i++) {
+    const doc = docs[i]!;
+    if (doc === last) freqBuffer[n - 1]!++;
+    else {
+      docBuffer[n] = doc;
+      freqBuffer[n] = 1;
+      n++;
+      last = doc;
+    }
+  }
+  return n;
+}
+
+/** Yields a field's terms in order with their docs, freqs and positions. */
+function* sortedPostings(field: FieldBuffer): Generator<[string, PostingsData]> {
+  const { starts, docs, positions } = groupByTerm(field);
+  // JS string order; the default comparison needs no call back into JS.
+  const sorted = field.terms.slice().sort();
   let docBuffer = new Int32Array(64);
   let freqBuffer = new Int32Array(64);
-  for (const t of order) {
+  for (const term of sorted) {
+    const t = field.termIds.get(term)!;
     const from = starts[t]!;
     const to = starts[t + 1]!;
     if (docBuffer.length < to - from) {
       docBuffer = new Int32Array(to - from);
       freqBuffer = new Int32Array(to - from);
     }
-    let count = 0;
-    for (let i = from; i < to; i++) {
-      const doc = docs[i]!;
-      if (count > 0 && docBuffer[count - 1] === doc) freqBuffer[count - 1]!++;
-      else {
-        docBuffer[count] = doc;
-        freqBuffer[count] = 1;
-        count++;
-      }
-    }
-    yield [
-      field.terms[t]!,
-      {
-        count,
-        docs: docBuffer,
-        freqs: freqBuffer,
-        positions: positions === null ? null : positions.subarray(from, to),
-      },
-    ];
+    const count = collapse(docs, from, to, docBuffer, freqBuffer);
+    yield [term, { count, docs: docBuffer, freqs: freqBuffer, positions: positions === null ? null : positions.subarray(from, to) }];
   }
 }

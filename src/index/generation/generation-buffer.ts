@@ -1,64 +1,220 @@
 import { ByteWriter } from '../store/byte-writer.js';
 import { isKeywordField, KEY_FIELD, type DocumentInput } from '../document.js';
+import type { Analyzer, TokenSink } from '../analysis/analyzer.js';
+import { SpellingTable } from '../analysis/spelling-table.js';
 import type { Schema } from '../schema.js';
 import { writeStoredRecord } from './stored-record-codec.js';
 
 /** Positions between two values of a multi-valued field, so a phrase never spans them. */
 export const VALUE_POSITION_GAP = 100;
 
+/** Largest chunk of the token stream (entries); chunks start small so that small buffers stay small. */
+const MAX_CHUNK = 1 << 16;
+const FIRST_CHUNK = 1 << 10;
+/** Bytes of the stored-record pool allocated at a time. */
+const STORED_CHUNK_BYTES = 1 << 20;
+/** A rough cost of one term in memory: the string, its Map entry, its slot in `terms`. */
+const TERM_OVERHEAD_BYTES = 64;
+
 /**
- * One field's postings while the buffer fills, kept as a stream of (termId, docId, position)
- * entries in arrival order (docs ascending, positions ascending within a doc). Flushing sorts
- * the stream by term with a stable counting sort, which gives every term its postings in
- * order: per token, indexing costs one map lookup and three typed-array writes.
+ * One field's postings while the buffer fills, kept as a stream of (termId, position) entries
+ * in arrival order, plus the runs of entries that belong to each document (docs ascending,
+ * positions ascending within a doc). Flushing sorts the stream by term with a stable counting
+ * sort, which gives every term its postings in order.
+ *
+ * Text fields receive raw tokens from the analyzer ({@link TokenSink}) and map them to term
+ * ids through the thread's {@link SpellingTable} (a word seen before costs a hash over its
+ * characters and a comparison, with no string built) and an array from spelling to this
+ * field's term id. Only the first use of a spelling in the field goes through the term → id
+ * map (several spellings, `Protocol` and `protocol`, share one term).
  */
-export class FieldBuffer {
+export class FieldBuffer implements TokenSink {
   readonly positions: boolean;
   readonly termIds = new Map<string, number>();
   readonly terms: string[] = [];
-  ids = new Int32Array(1024);
-  docs = new Int32Array(1024);
-  positionsOf: Int32Array;
+  /** The token stream, in chunks: every chunk is full except the last, which holds `fill` entries. */
+  readonly idChunks: Int32Array[] = [];
+  readonly positionChunks: Int32Array[] = [];
+  private idChunk = new Int32Array(0);
+  private positionChunk = new Int32Array(0);
+  fill = 0;
   count = 0;
+  /** Documents that have entries, in arrival order, and the index of their first entry. */
+  runDocs = new Int32Array(16);
+  runStarts = new Int32Array(16);
+  runCount = 0;
+  private doc = -1;
   /** Per-document token count (text fields only), index = docId. */
   readonly lengths: number[] = [];
   sumLength = 0;
   docCount = 0;
+  /** Memory held by this field, roughly (arrays allocated, terms, spellings). */
+  bytesUsed = 0;
 
-  constructor(positions: boolean) {
+  /** Spelling → term of the analyzer (text fields), and spelling id → this field's term id + 1 (-1: dropped). */
+  private readonly spellings: SpellingTable | null;
+  private localOf = new Int32Array(0);
+
+  constructor(
+    positions: boolean,
+    /** The analyzer of a text field (null for keyword fields, which get terms, not tokens). */
+    private readonly analyzer: Analyzer | null,
+    spellings?: SpellingTable,
+  ) {
     this.positions = positions;
-    this.positionsOf = new Int32Array(positions ? 1024 : 0);
+    this.spellings = analyzer === null ? null : (spellings ?? SpellingTable.for(analyzer));
   }
 
-  add(term: string, docId: number, position: number): void {
+  /** Starts the entries of `docId` (documents arrive in ascending order). */
+  beginDoc(docId: number): void {
+    if (docId === this.doc) return;
+    this.doc = docId;
+    if (this.runCount === this.runDocs.length) {
+      this.runDocs = grown(this.runDocs);
+      this.runStarts = grown(this.runStarts);
+      this.bytesUsed += this.runDocs.length * 4;
+    }
+    this.runDocs[this.runCount] = docId;
+    this.runStarts[this.runCount] = this.count;
+    this.runCount++;
+  }
+
+  /** Adds a whole term (keyword fields, the key). */
+  addTerm(term: string, docId: number, position: number): void {
+    this.beginDoc(docId);
+    this.append(this.idOf(term), position);
+  }
+
+  /** A raw token of a text field, from the analyzer (see {@link TokenSink}). */
+  token(text: string, start: number, end: number, kind: number, position: number): void {
+    const spelling = this.spellings!.lookup(text, start, end, kind);
+    let id: number;
+    if (spelling >= 0) {
+      const local = spelling < this.localOf.length ? this.localOf[spelling]! : 0;
+      if (local > 0) id = local - 1;
+      else if (local < 0) return;
+      else {
+        id = this.idOfSpelling(spelling);
+        if (id < 0) return;
+      }
+    } else {
+      const term = this.analyzer!.termOfToken(text, start, end, kind);
+      if (term === null) return;
+      id = this.idOf(term);
+    }
+    this.append(id, position);
+  }
+
+  /** First use of a spelling in this field: its term's id (-1: dropped), remembered in `localOf`. */
+  private idOfSpelling(spelling: number): number {
+    if (spelling >= this.localOf.length) {
+      const localOf = new Int32Array(Math.max(1024, 2 * spelling));
+      localOf.set(this.localOf);
+      this.bytesUsed += 4 * (localOf.length - this.localOf.length);
+      this.localOf = localOf;
+    }
+    const term = this.spellings!.terms[spelling]!;
+    // The term may be known already: another spelling of it, or a token that took the slow path.
+    const id = term === null ? -1 : this.idOf(term);
+    this.localOf[spelling] = id < 0 ? -1 : id + 1;
+    return id;
+  }
+
+  private append(id: number, position: number): void {
+    let fill = this.fill;
+    if (fill === this.idChunk.length) {
+      this.newChunk();
+      fill = 0;
+    }
+    this.idChunk[fill] = id;
+    if (this.positions) this.positionChunk[fill] = position;
+    this.fill = fill + 1;
+    this.count++;
+  }
+
+  private newChunk(): void {
+    const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, this.count));
+    this.idChunk = new Int32Array(size);
+    this.idChunks.push(this.idChunk);
+    this.bytesUsed += size * 4;
+    if (this.positions) {
+      this.positionChunk = new Int32Array(size);
+      this.positionChunks.push(this.positionChunk);
+      this.bytesUsed += size * 4;
+    }
+    this.fill = 0;
+  }
+
+  private idOf(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
       id = this.terms.length;
       this.termIds.set(term, id);
       this.terms.push(term);
+      this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
     }
-    const at = this.count;
-    if (at === this.ids.length) this.grow();
-    this.ids[at] = id;
-    this.docs[at] = docId;
-    if (this.positions) this.positionsOf[at] = position;
-    this.count = at + 1;
+    return id;
+  }
+}
+
+function grown(array: Int32Array): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(16, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/**
+ * Encoded stored records, appended to large shared chunks rather than one small array per
+ * document (each small array is a heap object and a malloc of its own).
+ */
+class StoredPool {
+  private readonly chunks: Uint8Array[] = [];
+  private chunk = new Uint8Array(0);
+  private used = 0;
+  /** Per record: chunk index and offset (two ints), and length. */
+  private refs = new Int32Array(0);
+  private lengths = new Int32Array(0);
+  count = 0;
+  bytesUsed = 0;
+
+  append(record: Uint8Array): void {
+    if (this.used + record.length > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(STORED_CHUNK_BYTES, record.length));
+      this.chunks.push(this.chunk);
+      this.used = 0;
+      this.bytesUsed += this.chunk.length;
+    }
+    if (this.count === this.lengths.length) {
+      this.refs = grownTo(this.refs, 2 * Math.max(1024, 2 * this.count));
+      this.lengths = grownTo(this.lengths, Math.max(1024, 2 * this.count));
+      this.bytesUsed += 12 * this.lengths.length;
+    }
+    this.chunk.set(record, this.used);
+    this.refs[2 * this.count] = this.chunks.length - 1;
+    this.refs[2 * this.count + 1] = this.used;
+    this.lengths[this.count] = record.length;
+    this.used += record.length;
+    this.count++;
   }
 
-  private grow(): void {
-    const size = this.ids.length * 2;
-    const ids = new Int32Array(size);
-    ids.set(this.ids);
-    this.ids = ids;
-    const docs = new Int32Array(size);
-    docs.set(this.docs);
-    this.docs = docs;
-    if (this.positions) {
-      const positions = new Int32Array(size);
-      positions.set(this.positionsOf);
-      this.positionsOf = positions;
+  /** The records in order, as views into the chunks. */
+  *records(): Generator<Uint8Array> {
+    for (let i = 0; i < this.count; i++) {
+      const offset = this.refs[2 * i + 1]!;
+      yield this.chunks[this.refs[2 * i]!]!.subarray(offset, offset + this.lengths[i]!);
     }
   }
+}
+
+function grownTo(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(size);
+  next.set(array);
+  return next;
+}
+
+export interface GenerationBufferOptions {
+  /** The spelling table of a text field's analyzer (tests); by default the thread's shared one. */
+  spellings?: (analyzer: Analyzer) => SpellingTable;
 }
 
 /**
@@ -69,7 +225,7 @@ export class FieldBuffer {
 export class GenerationBuffer {
   readonly fields = new Map<string, FieldBuffer>();
   readonly numbers = new Map<string, number[]>();
-  readonly stored: Uint8Array[] = [];
+  private readonly stored = new StoredPool();
   readonly keys: string[] = [];
   /** docIds superseded inside this buffer (the same key put again, or deleted). */
   readonly killed = new Set<number>();
@@ -77,46 +233,57 @@ export class GenerationBuffer {
   readonly changedKeys = new Set<string>();
   private readonly liveDocByKey = new Map<string, number>();
   private readonly scratch = new ByteWriter(4096);
-  private approximateBytes = 0;
+  private keyBytes = 0;
   /** Number of put and delete operations applied. */
   changes = 0;
 
-  constructor(private readonly schema: Schema) {}
+  constructor(
+    private readonly schema: Schema,
+    private readonly options: GenerationBufferOptions = {},
+  ) {}
 
   get docCount(): number {
     return this.keys.length;
   }
 
-  /** A rough size of the buffer in memory, to decide when to flush it early. */
+  /** The size of the buffer in memory, roughly, to decide when to flush it early. */
   get bytesUsed(): number {
-    return this.approximateBytes;
+    let bytes = this.stored.bytesUsed + this.keyBytes;
+    for (const field of this.fields.values()) bytes += field.bytesUsed;
+    return bytes;
   }
 
   get isEmpty(): boolean {
     return this.changes === 0;
   }
 
+  /** The encoded stored records, docId order. */
+  storedRecords(): Iterable<Uint8Array> {
+    return this.stored.records();
+  }
+
   put(doc: DocumentInput): void {
     this.supersede(doc.key);
     const docId = this.keys.length;
     this.keys.push(doc.key);
+    // The key sits in keys, liveDocByKey, changedKeys: three references and a string.
+    this.keyBytes += 2 * doc.key.length + 96;
     this.liveDocByKey.set(doc.key, docId);
-    this.field(KEY_FIELD).add(doc.key, docId, 0);
-    const before = this.tokenCount();
+    this.field(KEY_FIELD).addTerm(doc.key, docId, 0);
     for (const [name, value] of Object.entries(doc.fields)) {
       if (name === KEY_FIELD) continue;
       const values: readonly string[] = typeof value === 'string' ? [value] : value;
       if (values.length === 0) continue;
       const field = this.field(name);
       if (isKeywordField(name)) {
-        for (const term of values) field.add(term, docId, 0);
+        for (const term of values) field.addTerm(term, docId, 0);
         continue;
       }
       const analyzer = this.schema.analyzerFor(name);
-      const add = (term: string, at: number) => field.add(term, docId, at);
+      field.beginDoc(docId);
       const countBefore = field.count;
       let position = 0;
-      for (const text of values) position = analyzer.forEachTerm(text, position, add) + VALUE_POSITION_GAP;
+      for (const text of values) position = analyzer.forEachToken(text, position, field) + VALUE_POSITION_GAP;
       const length = field.count - countBefore;
       while (field.lengths.length < docId) field.lengths.push(0);
       field.lengths.push(length);
@@ -133,8 +300,7 @@ export class GenerationBuffer {
     }
     this.scratch.reset();
     writeStoredRecord(this.scratch, { ...doc.stored, [KEY_FIELD]: doc.key });
-    this.stored.push(this.scratch.toBytes());
-    this.approximateBytes += this.scratch.length + 12 * (this.tokenCount() - before) + 64;
+    this.stored.append(this.scratch.view0());
     this.changes++;
   }
 
@@ -160,15 +326,10 @@ export class GenerationBuffer {
   private field(name: string): FieldBuffer {
     let field = this.fields.get(name);
     if (field === undefined) {
-      field = new FieldBuffer(this.schema.hasPositions(name));
+      const analyzer = isKeywordField(name) ? null : this.schema.analyzerFor(name);
+      field = new FieldBuffer(this.schema.hasPositions(name), analyzer, analyzer === null ? undefined : this.options.spellings?.(analyzer));
       this.fields.set(name, field);
     }
     return field;
-  }
-
-  private tokenCount(): number {
-    let count = 0;
-    for (const field of this.fields.values()) count += field.count;
-    return count;
   }
 }
