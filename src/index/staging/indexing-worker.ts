@@ -4,13 +4,11 @@
  * key's changes are applied in the order they were staged.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { DocumentInput } from '../document.js';
+import { receivedPut, type StagedOp } from './staged-op.js';
 import { GenerationBuffer } from '../generation/generation-buffer.js';
 import { Schema, type SchemaOptions } from '../schema.js';
 import { FsDirectory } from '../store/fs-directory.js';
 import { flushBuffer } from './flushed-generation.js';
-
-export type StagedOp = { p: DocumentInput } | { d: string };
 
 export type ToIndexingWorker =
   | { type: 'ops'; ops: StagedOp[] }
@@ -34,7 +32,7 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
   switch (message.type) {
     case 'ops':
       for (const op of message.ops) {
-        if ('p' in op) buffer.put(op.p);
+        if ('p' in op) buffer.put(receivedPut(op));
         else buffer.delete(op.d);
       }
       parentPort!.postMessage({ type: 'done', count: message.ops.length });

@@ -3,7 +3,8 @@ import { SearchError } from '../../errors.js';
 import type { DocumentInput } from '../document.js';
 import type { SchemaOptions } from '../schema.js';
 import type { FlushedGeneration } from './flushed-generation.js';
-import type { StagedOp, ToIndexingWorker } from './indexing-worker.js';
+import type { ToIndexingWorker } from './indexing-worker.js';
+import { stagedPut, type StagedOp } from './staged-op.js';
 import type { AllocateGeneration, PendingFlush, Stager } from './stager.js';
 
 /** Operations are sent to a worker in batches of this many, or at the end of the event-loop turn. */
@@ -124,7 +125,7 @@ export class WorkerStager implements Stager {
   }
 
   put(doc: DocumentInput): void {
-    this.enqueue(this.route(doc.key), { p: doc });
+    this.enqueue(this.route(doc.key), stagedPut(doc));
   }
 
   delete(key: string): void {
