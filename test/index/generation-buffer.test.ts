@@ -4,7 +4,7 @@ import type { DocumentInput, StoredRecord } from '../../src/index/document.js';
 import { SpellingTable } from '../../src/index/analysis/spelling-table.js';
 import { bufferSource } from '../../src/index/generation/buffer-source.js';
 import { GenerationBuffer, VALUE_POSITION_GAP, type GenerationBufferOptions } from '../../src/index/generation/generation-buffer.js';
-import { readStoredRecord, writeStoredRecord } from '../../src/index/generation/stored-record-codec.js';
+import { readStoredRecord, StoredBlockWriter, writeStoredRecord, type StoredBlock } from '../../src/index/generation/stored-record-codec.js';
 import { Schema, type SchemaOptions } from '../../src/index/schema.js';
 import { ByteReader } from '../../src/index/store/byte-reader.js';
 import { ByteWriter } from '../../src/index/store/byte-writer.js';
@@ -140,14 +140,33 @@ describe('GenerationBuffer', () => {
   });
 
   it('keeps postings in order across many chunks of the token stream', () => {
-    const words = Array.from({ length: 400 }, (_, i) => `w${i % 97} W${i % 13}`).join(' ');
+    const words = Array.from({ length: 400 }, (_, i) => `w${i % 97} W${i % 13} x${i}`).join(' ');
     const docs: DocumentInput[] = Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, fields: { body: `${words} doc${i}` } }));
     const schema = new Schema({ defaultAnalyzer: { stem: false } });
     const buffer = new GenerationBuffer(schema);
     for (const doc of docs) buffer.put(doc);
-    assert.ok(buffer.fields.get('body')!.idChunks.length > 2, 'the stream spans several chunks');
+    assert.ok(buffer.fields.get('body')!.chunks.length > 2, 'the stream spans several chunks');
     const actual = bufferedFields(buffer).get('body')!;
     const expected = naiveField(schema, docs, 'body');
+    assert.deepEqual([...actual.keys()], [...expected.keys()]);
+    for (const [term, postings] of expected) assert.deepEqual(actual.get(term), postings, term);
+  });
+
+  it('keeps large term ids and large position gaps exact', () => {
+    // 20,000 distinct words need 3-byte term ids; 300 stop words in a row leave a gap of 300 positions.
+    const many = Array.from({ length: 20_000 }, (_, i) => `t${i}`).join(' ');
+    const gap = `${'the '.repeat(300)}after`;
+    const docs: DocumentInput[] = [
+      { key: 'a', fields: { body: [many, gap, 'end'] } },
+      { key: 'b', fields: { body: `start ${gap} ${many}` } },
+    ];
+    const options: SchemaOptions = { defaultAnalyzer: { stem: false, stopWords: true } };
+    const schema = new Schema(options);
+    const buffer = new GenerationBuffer(schema);
+    for (const doc of docs) buffer.put(doc);
+    const actual = bufferedFields(buffer).get('body')!;
+    const expected = naiveField(schema, docs, 'body');
+    assert.deepEqual(actual.get('after'), { docs: [0, 1], freqs: [1, 1], positions: [20_000 + VALUE_POSITION_GAP + 300, 301] });
     assert.deepEqual([...actual.keys()], [...expected.keys()]);
     for (const [term, postings] of expected) assert.deepEqual(actual.get(term), postings, term);
   });
@@ -161,13 +180,24 @@ describe('GenerationBuffer', () => {
       ...Array.from({ length: 500 }, (_, i) => ({ text: `record ${i} ${'z'.repeat(i * 10)}` })),
     ];
     records.forEach((stored, i) => buffer.put({ key: `k${i}`, fields: {}, stored }));
-    const out = [...buffer.storedRecords()];
+    const source = bufferSource(buffer);
+    const out = [...source.storedRecords()];
     assert.equal(out.length, records.length);
+    // The blocks compressed as documents arrived are those the writer makes from the records.
+    const expectedBlocks: StoredBlock[] = [];
+    const writer = new StoredBlockWriter((block) => expectedBlocks.push({ firstDoc: block.firstDoc, bytes: block.bytes.slice() }));
+    for (const record of out) writer.add(record);
+    writer.finishBlock();
+    assert.deepEqual(
+      [...source.storedBlocks!()].map((b) => ({ firstDoc: b.firstDoc, bytes: Buffer.from(b.bytes) })),
+      expectedBlocks.map((b) => ({ firstDoc: b.firstDoc, bytes: Buffer.from(b.bytes) })),
+    );
     out.forEach((bytes, i) => {
       const expected = new ByteWriter();
       writeStoredRecord(expected, { ...records[i], $key: `k${i}` });
-      assert.deepEqual(bytes, expected.view0(), `record ${i}`);
-      assert.deepEqual(readStoredRecord(new ByteReader(bytes)), { ...records[i], $key: `k${i}` });
+      assert.deepEqual(Buffer.from(bytes), Buffer.from(expected.view0()), `record ${i}`);
+      const plain = (record: StoredRecord) => Object.entries(record).map(([name, value]) => [name, value instanceof Uint8Array ? [...value] : value]);
+      assert.deepEqual(plain(readStoredRecord(new ByteReader(bytes))), plain({ ...records[i], $key: `k${i}` }));
     });
   });
 

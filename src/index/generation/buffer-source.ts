@@ -1,4 +1,5 @@
 import type { FieldBuffer, GenerationBuffer } from './generation-buffer.js';
+import { recordsOfBlocks } from './stored-record-codec.js';
 import type { GenerationSource, PostingsData, SourceField } from './generation-writer.js';
 
 /** Presents a filled buffer as the source of a new generation (terms sorted at flush). */
@@ -28,7 +29,8 @@ export function bufferSource(buffer: GenerationBuffer): GenerationSource {
       return [name, values];
     },
   );
-  return { docCount, fields, numbers, storedRecords: () => buffer.storedRecords() };
+  const storedBlocks = buffer.storedBlocks();
+  return { docCount, fields, numbers, storedBlocks: () => storedBlocks, storedRecords: () => recordsOfBlocks(storedBlocks) };
 }
 
 /** A field's entries grouped by term: term t's entries are `starts[t]` to `starts[t + 1]`. */
@@ -46,37 +48,66 @@ interface GroupedEntries {
 function groupByTerm(field: FieldBuffer): GroupedEntries {
   const termCount = field.terms.length;
   const count = field.count;
-  const idChunks = field.idChunks;
-  const lastChunk = idChunks.length - 1;
+  const { chunks, chunkEnds } = field;
+  const last = chunks.length - 1;
+  const withPositions = field.positions;
   const starts = new Int32Array(termCount + 1);
-  for (let c = 0; c <= lastChunk; c++) {
-    const ids = idChunks[c]!;
-    const n = c === lastChunk ? field.fill : ids.length;
-    for (let i = 0; i < n; i++) starts[ids[i]! + 1]!++;
+  for (let c = 0; c <= last; c++) {
+    const bytes = chunks[c]!;
+    const end = c === last ? field.fill : chunkEnds[c]!;
+    let i = 0;
+    while (i < end) {
+      let b = bytes[i++]!;
+      let id = b & 0x7f;
+      for (let shift = 7; b > 0x7f; shift += 7) {
+        b = bytes[i++]!;
+        id |= (b & 0x7f) << shift;
+      }
+      starts[id + 1]!++;
+      if (withPositions) while (bytes[i++]! > 0x7f);
+    }
   }
   for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!;
   const next = starts.slice(0, termCount);
   const docs = new Int32Array(count);
-  const positions = field.positions ? new Int32Array(count) : null;
-  // Entries in arrival order; `doc` is the document of the entry at `at`.
+  const positions = withPositions ? new Int32Array(count) : null;
+  // Entries in arrival order; `doc` is the document of entry number `at`, `position` its position.
   const { runDocs, runStarts, runCount } = field;
   let run = -1;
   let doc = 0;
   let runEnd = 0;
   let at = 0;
-  for (let c = 0; c <= lastChunk; c++) {
-    const ids = idChunks[c]!;
-    const chunkPositions = positions === null ? null : field.positionChunks[c]!;
-    const n = c === lastChunk ? field.fill : ids.length;
-    for (let i = 0; i < n; i++, at++) {
+  let position = 0;
+  for (let c = 0; c <= last; c++) {
+    const bytes = chunks[c]!;
+    const end = c === last ? field.fill : chunkEnds[c]!;
+    let i = 0;
+    while (i < end) {
       while (at >= runEnd) {
         run++;
         doc = runDocs[run]!;
         runEnd = run + 1 < runCount ? runStarts[run + 1]! : count;
+        position = 0;
       }
-      const to = next[ids[i]!]!++;
+      let b = bytes[i++]!;
+      let id = b & 0x7f;
+      for (let shift = 7; b > 0x7f; shift += 7) {
+        b = bytes[i++]!;
+        id |= (b & 0x7f) << shift;
+      }
+      const to = next[id]!++;
       docs[to] = doc;
-      if (positions !== null) positions[to] = chunkPositions![i]!;
+      if (positions !== null) {
+        b = bytes[i++]!;
+        let delta = b & 0x7f;
+        for (let shift = 7; b > 0x7f; shift += 7) {
+          b = bytes[i++]!;
+          delta |= (b & 0x7f) << shift;
+        }
+        position += delta;
+        positions[to] = position;
+      }
+      at++;
     }
   }
   return { starts, docs, positions };

@@ -3,16 +3,18 @@ import { isKeywordField, KEY_FIELD, type DocumentInput } from '../document.js';
 import type { Analyzer, TokenSink } from '../analysis/analyzer.js';
 import { SpellingTable } from '../analysis/spelling-table.js';
 import type { Schema } from '../schema.js';
-import { writeStoredRecord } from './stored-record-codec.js';
+import { StoredBlockWriter, writeStoredRecord, type StoredBlock } from './stored-record-codec.js';
 
 /** Positions between two values of a multi-valued field, so a phrase never spans them. */
 export const VALUE_POSITION_GAP = 100;
 
-/** Largest chunk of the token stream (entries); chunks start small so that small buffers stay small. */
-const MAX_CHUNK = 1 << 16;
-const FIRST_CHUNK = 1 << 10;
-/** Bytes of the stored-record pool allocated at a time. */
-const STORED_CHUNK_BYTES = 1 << 20;
+/** Largest chunk of the token stream (bytes); chunks start small so that small buffers stay small. */
+const MAX_CHUNK = 1 << 18;
+const FIRST_CHUNK = 1 << 12;
+/** Room an entry may need: two VInts of up to 5 bytes. */
+const MAX_ENTRY_BYTES = 10;
+/** Bytes allocated at a time for compressed stored blocks. */
+const STORED_CHUNK_BYTES = 1 << 18;
 /** A rough cost of one term in memory: the string, its Map entry, its slot in `terms`. */
 const TERM_OVERHEAD_BYTES = 64;
 
@@ -21,6 +23,11 @@ const TERM_OVERHEAD_BYTES = 64;
  * in arrival order, plus the runs of entries that belong to each document (docs ascending,
  * positions ascending within a doc). Flushing sorts the stream by term with a stable counting
  * sort, which gives every term its postings in order.
+ *
+ * An entry is two VInts, the term id and the position's distance from the previous entry's
+ * (Lucene keeps its indexing buffer as VInts too): frequent words have small ids and most
+ * distances are 1, so an entry takes about 3 bytes where two ints would take 8, and a buffer
+ * of a given size holds almost three times as many tokens (fewer, larger generations).
  *
  * Text fields receive raw tokens from the analyzer ({@link TokenSink}) and map them to term
  * ids through the thread's {@link SpellingTable} (a word seen before costs a hash over its
@@ -32,13 +39,14 @@ export class FieldBuffer implements TokenSink {
   readonly positions: boolean;
   readonly termIds = new Map<string, number>();
   readonly terms: string[] = [];
-  /** The token stream, in chunks: every chunk is full except the last, which holds `fill` entries. */
-  readonly idChunks: Int32Array[] = [];
-  readonly positionChunks: Int32Array[] = [];
-  private idChunk = new Int32Array(0);
-  private positionChunk = new Int32Array(0);
+  /** The entries, in chunks: `chunkEnds[i]` bytes of chunk i are used (the last: `fill`). */
+  readonly chunks: Uint8Array[] = [];
+  readonly chunkEnds: number[] = [];
+  private chunk: Uint8Array = new Uint8Array(0);
   fill = 0;
+  /** Number of entries. */
   count = 0;
+  private lastPosition = 0;
   /** Documents that have entries, in arrival order, and the index of their first entry. */
   runDocs = new Int32Array(16);
   runStarts = new Int32Array(16);
@@ -77,6 +85,7 @@ export class FieldBuffer implements TokenSink {
     this.runDocs[this.runCount] = docId;
     this.runStarts[this.runCount] = this.count;
     this.runCount++;
+    this.lastPosition = 0;
   }
 
   /** Adds a whole term (keyword fields, the key). */
@@ -121,28 +130,38 @@ export class FieldBuffer implements TokenSink {
   }
 
   private append(id: number, position: number): void {
-    let fill = this.fill;
-    if (fill === this.idChunk.length) {
-      this.newChunk();
-      fill = 0;
+    let chunk = this.chunk;
+    let at = this.fill;
+    if (at + MAX_ENTRY_BYTES > chunk.length) {
+      chunk = this.newChunk();
+      at = 0;
     }
-    this.idChunk[fill] = id;
-    if (this.positions) this.positionChunk[fill] = position;
-    this.fill = fill + 1;
+    while (id > 0x7f) {
+      chunk[at++] = (id & 0x7f) | 0x80;
+      id >>>= 7;
+    }
+    chunk[at++] = id;
+    if (this.positions) {
+      let delta = position - this.lastPosition;
+      this.lastPosition = position;
+      while (delta > 0x7f) {
+        chunk[at++] = (delta & 0x7f) | 0x80;
+        delta >>>= 7;
+      }
+      chunk[at++] = delta;
+    }
+    this.fill = at;
     this.count++;
   }
 
-  private newChunk(): void {
-    const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, this.count));
-    this.idChunk = new Int32Array(size);
-    this.idChunks.push(this.idChunk);
-    this.bytesUsed += size * 4;
-    if (this.positions) {
-      this.positionChunk = new Int32Array(size);
-      this.positionChunks.push(this.positionChunk);
-      this.bytesUsed += size * 4;
-    }
+  private newChunk(): Uint8Array {
+    if (this.chunks.length > 0) this.chunkEnds.push(this.fill);
+    const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, 3 * this.count));
+    this.chunk = new Uint8Array(size);
+    this.chunks.push(this.chunk);
+    this.bytesUsed += size;
     this.fill = 0;
+    return this.chunk;
   }
 
   private idOf(term: string): number {
@@ -164,52 +183,58 @@ function grown(array: Int32Array): Int32Array<ArrayBuffer> {
 }
 
 /**
- * Encoded stored records, appended to large shared chunks rather than one small array per
- * document (each small array is a heap object and a malloc of its own).
+ * Stored records, compressed a block at a time as documents arrive (text is most of a
+ * document: the buffer holds it about 3x smaller), the compressed blocks copied into large
+ * shared chunks rather than kept as one small array each.
  */
-class StoredPool {
+class StoredBlocks {
+  private readonly writer = new StoredBlockWriter((block) => this.keep(block));
   private readonly chunks: Uint8Array[] = [];
   private chunk = new Uint8Array(0);
   private used = 0;
-  /** Per record: chunk index and offset (two ints), and length. */
-  private refs = new Int32Array(0);
-  private lengths = new Int32Array(0);
-  count = 0;
-  bytesUsed = 0;
+  /** Per block: firstDoc, chunk index, offset, length. */
+  private refs = new Int32Array(64);
+  private count = 0;
+  private keptBytes = 0;
 
-  append(record: Uint8Array): void {
-    if (this.used + record.length > this.chunk.length) {
-      this.chunk = new Uint8Array(Math.max(STORED_CHUNK_BYTES, record.length));
+  add(record: Uint8Array): void {
+    this.writer.add(record);
+  }
+
+  get bytesUsed(): number {
+    return this.keptBytes + this.writer.pendingBytes;
+  }
+
+  /** Every block, the last one compressed now (later records would start a new block). */
+  blocks(): StoredBlock[] {
+    this.writer.finishBlock();
+    const out: StoredBlock[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const at = 4 * i;
+      const offset = this.refs[at + 2]!;
+      out.push({ firstDoc: this.refs[at]!, bytes: this.chunks[this.refs[at + 1]!]!.subarray(offset, offset + this.refs[at + 3]!) });
+    }
+    return out;
+  }
+
+  private keep(block: StoredBlock): void {
+    const length = block.bytes.length;
+    if (this.used + length > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(STORED_CHUNK_BYTES, length));
       this.chunks.push(this.chunk);
       this.used = 0;
-      this.bytesUsed += this.chunk.length;
+      this.keptBytes += this.chunk.length;
     }
-    if (this.count === this.lengths.length) {
-      this.refs = grownTo(this.refs, 2 * Math.max(1024, 2 * this.count));
-      this.lengths = grownTo(this.lengths, Math.max(1024, 2 * this.count));
-      this.bytesUsed += 12 * this.lengths.length;
-    }
-    this.chunk.set(record, this.used);
-    this.refs[2 * this.count] = this.chunks.length - 1;
-    this.refs[2 * this.count + 1] = this.used;
-    this.lengths[this.count] = record.length;
-    this.used += record.length;
+    this.chunk.set(block.bytes, this.used);
+    if (4 * this.count === this.refs.length) this.refs = grown(this.refs);
+    const at = 4 * this.count;
+    this.refs[at] = block.firstDoc;
+    this.refs[at + 1] = this.chunks.length - 1;
+    this.refs[at + 2] = this.used;
+    this.refs[at + 3] = length;
+    this.used += length;
     this.count++;
   }
-
-  /** The records in order, as views into the chunks. */
-  *records(): Generator<Uint8Array> {
-    for (let i = 0; i < this.count; i++) {
-      const offset = this.refs[2 * i + 1]!;
-      yield this.chunks[this.refs[2 * i]!]!.subarray(offset, offset + this.lengths[i]!);
-    }
-  }
-}
-
-function grownTo(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(size);
-  next.set(array);
-  return next;
 }
 
 export interface GenerationBufferOptions {
@@ -225,7 +250,7 @@ export interface GenerationBufferOptions {
 export class GenerationBuffer {
   readonly fields = new Map<string, FieldBuffer>();
   readonly numbers = new Map<string, number[]>();
-  private readonly stored = new StoredPool();
+  private readonly stored = new StoredBlocks();
   readonly keys: string[] = [];
   /** docIds superseded inside this buffer (the same key put again, or deleted). */
   readonly killed = new Set<number>();
@@ -257,9 +282,12 @@ export class GenerationBuffer {
     return this.changes === 0;
   }
 
-  /** The encoded stored records, docId order. */
-  storedRecords(): Iterable<Uint8Array> {
-    return this.stored.records();
+  /**
+   * The stored records, compressed into `.fdt` blocks (see {@link StoredBlockWriter}). Call
+   * once the buffer takes no more documents: the block being filled is compressed now.
+   */
+  storedBlocks(): StoredBlock[] {
+    return this.stored.blocks();
   }
 
   put(doc: DocumentInput): void {
@@ -300,7 +328,7 @@ export class GenerationBuffer {
     }
     this.scratch.reset();
     writeStoredRecord(this.scratch, { ...doc.stored, [KEY_FIELD]: doc.key });
-    this.stored.append(this.scratch.view0());
+    this.stored.add(this.scratch.view0());
     this.changes++;
   }
 
