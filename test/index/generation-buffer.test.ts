@@ -25,6 +25,8 @@ const TEXTS = [
   '東京都に住んでいます 東京 ภาษาไทย Thai123 thai123',
   'emoji 😀 a\u200db soft\u00adhyphen ab softhyphen',
   `${'x'.repeat(70)} ${'y'.repeat(200)} ${'X'.repeat(70)} short`,
+  // A spelling too long for the spelling table whose term is also the term of short spellings.
+  `a${'\u0301'.repeat(70)} a A á${'\u0301'.repeat(80)}`,
   'to be or not to be, that is the question',
   '',
 ];

@@ -2,10 +2,20 @@ import type { Analyzer } from './analyzer.js';
 
 /** Tokens longer than this are not kept: rare, and mostly dropped as too long anyway. */
 const MAX_SPELLING_LENGTH = 64;
-/** Spellings a table keeps at most (about 30 MB of table and terms); on RFC text the most frequent 250,000 cover 99.4% of tokens. */
+/**
+ * Spellings a table keeps at most (about 20 MB of slots, characters and terms). On RFC text
+ * the most frequent 250,000 spellings are 99.4% of the tokens.
+ */
 const MAX_SPELLINGS = 250_000;
 /** Slots of a new table (a power of two); the table doubles to stay at most half full. */
 const FIRST_SLOTS = 1 << 12;
+/** Ints per slot: hash, term id + 2 (0: empty slot, 1: a dropped token), first character, length. */
+const SLOT = 4;
+
+/** What {@link SpellingTable.lookup} answers for a token the analyzer drops (a stop word, a token too long). */
+export const DROPPED = -1;
+/** What {@link SpellingTable.lookup} answers for a spelling it does not hold and cannot add. */
+export const UNKNOWN = -2;
 
 /** One table per analyzer and thread, replaced by a new one when it is full (see {@link SpellingTable.for}). */
 const current = new WeakMap<Analyzer, SpellingTable>();
@@ -15,20 +25,22 @@ const current = new WeakMap<Analyzer, SpellingTable>();
  * characters a token has in the text (`Protocol`, `protocol` and `PROTOCOL` are three
  * spellings of one term). A token whose spelling is known costs a hash over its characters
  * and one comparison: no string is built, no normalisation runs. Only a new spelling asks the
- * analyzer for its term (`termOfToken`, which depends only on the spelling).
+ * analyzer for its term (`termOfToken`, which depends only on the spelling). Terms are
+ * numbered (the same term from several spellings has one number), so that an indexing buffer
+ * can map a token to its own term ids with an array instead of a Map.
  *
  * The table lives across indexing buffers (words seen in the previous buffers are the words
- * of the next ones) and stops growing at `maxSpellings`: tokens it does not know then
- * take the slow path, and the next buffer starts a new table.
+ * of the next ones) and stops growing at `maxSpellings`: tokens it does not know then take
+ * the slow path, and the next buffer starts a new table.
  */
 export class SpellingTable {
-  /** Term of each spelling (null: the analyzer drops the token), by spelling id. */
-  readonly terms: (string | null)[] = [];
-  // Slots: two ints each (hash, spelling id + 1; 0 = empty).
-  private slots = new Int32Array(2 * FIRST_SLOTS);
+  /** Terms by id. */
+  readonly terms: string[] = [];
+  /** Term → id. */
+  private readonly termIds = new Map<string, number>();
+  private spellings = 0;
+  private slots = new Int32Array(SLOT * FIRST_SLOTS);
   private slotMask = FIRST_SLOTS - 1;
-  private starts = new Int32Array(1024);
-  private lengths = new Int32Array(1024);
   /** Characters of every spelling, one after the other. */
   private chars = new Uint16Array(8192);
   private charsUsed = 0;
@@ -53,17 +65,23 @@ export class SpellingTable {
   }
 
   get full(): boolean {
-    return this.terms.length >= this.maxSpellings;
+    return this.spellings >= this.maxSpellings;
+  }
+
+  /** The id of `term` if the table holds it. */
+  termId(term: string): number | undefined {
+    return this.termIds.get(term);
   }
 
   /**
-   * The spelling id of the token `text[start, end)` (see {@link Analyzer.termOfToken} for
-   * `kind`), adding the spelling when it is new; -1 when the table does not hold it and cannot
-   * take it (too long, or the table is full): the caller asks the analyzer then.
+   * The term id of the token `text[start, end)` (see {@link Analyzer.termOfToken} for
+   * `kind`), adding its spelling when it is new; {@link DROPPED} when the analyzer drops the
+   * token; {@link UNKNOWN} when the table does not hold the spelling and cannot take it (too
+   * long, or the table is full): the caller asks the analyzer then.
    */
   lookup(text: string, start: number, end: number, kind: number): number {
     const length = end - start;
-    if (length > MAX_SPELLING_LENGTH) return -1;
+    if (length > MAX_SPELLING_LENGTH) return UNKNOWN;
     // FNV-1a over the UTF-16 units.
     let hash = 0x811c9dc5 | 0;
     for (let j = start; j < end; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
@@ -71,10 +89,10 @@ export class SpellingTable {
     const mask = this.slotMask;
     let slot = (hash ^ (hash >>> 15)) & mask;
     for (;;) {
-      const at = slot << 1;
-      const id = slots[at + 1]! - 1;
-      if (id < 0) return this.add(text, start, end, kind, hash, at);
-      if (slots[at] === hash && this.lengths[id] === length && this.same(text, start, length, this.starts[id]!)) return id;
+      const at = slot * SLOT;
+      const entry = slots[at + 1]!;
+      if (entry === 0) return this.add(text, start, end, kind, hash, at);
+      if (slots[at] === hash && slots[at + 3] === length && this.same(text, start, length, slots[at + 2]!)) return entry - 2;
       slot = (slot + 1) & mask;
     }
   }
@@ -85,58 +103,58 @@ export class SpellingTable {
     return true;
   }
 
-  /** Adds a new spelling in the free slot at `at`; returns its id, or -1 when the table is full. */
+  /** Adds a new spelling in the free slot at `at`; returns its term id, DROPPED, or UNKNOWN when the table is full. */
   private add(text: string, start: number, end: number, kind: number, hash: number, at: number): number {
-    const id = this.terms.length;
-    if (id >= this.maxSpellings) return -1;
-    const length = end - start;
-    this.terms.push(this.analyzer.termOfToken(text, start, end, kind));
-    if (id === this.lengths.length) {
-      this.starts = grown(this.starts);
-      this.lengths = grown(this.lengths);
+    if (this.spellings >= this.maxSpellings) return UNKNOWN;
+    const term = this.analyzer.termOfToken(text, start, end, kind);
+    let id = DROPPED;
+    if (term !== null) {
+      id = this.termIds.get(term) ?? -1;
+      if (id < 0) {
+        id = this.terms.length;
+        this.terms.push(term);
+        this.termIds.set(term, id);
+      }
     }
+    const length = end - start;
     if (this.charsUsed + length > this.chars.length) {
       const chars = new Uint16Array(2 * (this.charsUsed + length));
       chars.set(this.chars.subarray(0, this.charsUsed));
       this.chars = chars;
     }
     const chars = this.chars;
-    let c = this.charsUsed;
-    this.starts[id] = c;
-    this.lengths[id] = length;
-    for (let j = start; j < end; j++) chars[c++] = text.charCodeAt(j);
-    this.charsUsed = c;
-    if (2 * this.terms.length > this.slotMask + 1) this.rehash();
-    else {
-      this.slots[at] = hash;
-      this.slots[at + 1] = id + 1;
+    const first = this.charsUsed;
+    for (let j = start; j < end; j++) chars[this.charsUsed++] = text.charCodeAt(j);
+    this.spellings++;
+    let slots = this.slots;
+    if (2 * this.spellings > this.slotMask + 1) {
+      this.rehash();
+      slots = this.slots;
+      let slot = (hash ^ (hash >>> 15)) & this.slotMask;
+      while (slots[slot * SLOT + 1] !== 0) slot = (slot + 1) & this.slotMask;
+      at = slot * SLOT;
     }
+    slots[at] = hash;
+    slots[at + 1] = id + 2;
+    slots[at + 2] = first;
+    slots[at + 3] = length;
     return id;
   }
 
-  /** Doubles the slots and re-inserts every spelling. */
+  /** Doubles the slots and moves every spelling (the slots hold all a lookup needs). */
   private rehash(): void {
+    const old = this.slots;
     const capacity = 2 * (this.slotMask + 1);
-    const slots = new Int32Array(2 * capacity);
+    const slots = new Int32Array(SLOT * capacity);
     const mask = capacity - 1;
-    const chars = this.chars;
-    for (let id = 0; id < this.terms.length; id++) {
-      const from = this.starts[id]!;
-      const to = from + this.lengths[id]!;
-      let hash = 0x811c9dc5 | 0;
-      for (let j = from; j < to; j++) hash = Math.imul(hash ^ chars[j]!, 0x01000193);
+    for (let from = 0; from < old.length; from += SLOT) {
+      if (old[from + 1] === 0) continue;
+      const hash = old[from]!;
       let slot = (hash ^ (hash >>> 15)) & mask;
-      while (slots[(slot << 1) + 1] !== 0) slot = (slot + 1) & mask;
-      slots[slot << 1] = hash;
-      slots[(slot << 1) + 1] = id + 1;
+      while (slots[slot * SLOT + 1] !== 0) slot = (slot + 1) & mask;
+      slots.set(old.subarray(from, from + SLOT), slot * SLOT);
     }
     this.slots = slots;
     this.slotMask = mask;
   }
-}
-
-function grown(array: Int32Array): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(array.length * 2);
-  next.set(array);
-  return next;
 }

@@ -133,12 +133,13 @@ function collapse(docs: Int32Array, from: number, to: number, docBuffer: Int32Ar
 /** Yields a field's terms in order with their docs, freqs and positions. */
 function* sortedPostings(field: FieldBuffer): Generator<[string, PostingsData]> {
   const { starts, docs, positions } = groupByTerm(field);
-  // JS string order; the default comparison needs no call back into JS.
-  const sorted = field.terms.slice().sort();
+  const terms = field.terms;
+  // JS string order (terms are distinct).
+  const order = Array.from({ length: terms.length }, (_, t) => t).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
   let docBuffer = new Int32Array(64);
   let freqBuffer = new Int32Array(64);
-  for (const term of sorted) {
-    const t = field.termIds.get(term)!;
+  for (const t of order) {
+    const term = terms[t]!;
     const from = starts[t]!;
     const to = starts[t + 1]!;
     if (docBuffer.length < to - from) {

@@ -1,7 +1,7 @@
 import { ByteWriter } from '../store/byte-writer.js';
 import { isKeywordField, KEY_FIELD, type DocumentInput } from '../document.js';
 import type { Analyzer, TokenSink } from '../analysis/analyzer.js';
-import { SpellingTable } from '../analysis/spelling-table.js';
+import { DROPPED, SpellingTable } from '../analysis/spelling-table.js';
 import type { Schema } from '../schema.js';
 import { StoredBlockWriter, writeStoredRecord, type StoredBlock } from './stored-record-codec.js';
 
@@ -31,14 +31,16 @@ const TERM_OVERHEAD_BYTES = 64;
  *
  * Text fields receive raw tokens from the analyzer ({@link TokenSink}) and map them to term
  * ids through the thread's {@link SpellingTable} (a word seen before costs a hash over its
- * characters and a comparison, with no string built) and an array from spelling to this
- * field's term id. Only the first use of a spelling in the field goes through the term → id
- * map (several spellings, `Protocol` and `protocol`, share one term).
+ * characters and a comparison, with no string built) and an array from the table's term ids
+ * to this field's. Terms the table does not know (keyword fields, tokens it cannot hold) go
+ * through a Map.
  */
 export class FieldBuffer implements TokenSink {
   readonly positions: boolean;
-  readonly termIds = new Map<string, number>();
+  /** Terms by this field's term id. */
   readonly terms: string[] = [];
+  /** Term → id, for terms not reached through the spelling table. */
+  private readonly otherIds = new Map<string, number>();
   /** The entries, in chunks: `chunkEnds[i]` bytes of chunk i are used (the last: `fill`). */
   readonly chunks: Uint8Array[] = [];
   readonly chunkEnds: number[] = [];
@@ -59,7 +61,7 @@ export class FieldBuffer implements TokenSink {
   /** Memory held by this field, roughly (arrays allocated, terms, spellings). */
   bytesUsed = 0;
 
-  /** Spelling → term of the analyzer (text fields), and spelling id → this field's term id + 1 (-1: dropped). */
+  /** Spelling → term of the analyzer (text fields), and the table's term id → this field's term id + 1. */
   private readonly spellings: SpellingTable | null;
   private localOf = new Int32Array(0);
 
@@ -96,36 +98,40 @@ export class FieldBuffer implements TokenSink {
 
   /** A raw token of a text field, from the analyzer (see {@link TokenSink}). */
   token(text: string, start: number, end: number, kind: number, position: number): void {
-    const spelling = this.spellings!.lookup(text, start, end, kind);
-    let id: number;
-    if (spelling >= 0) {
-      const local = spelling < this.localOf.length ? this.localOf[spelling]! : 0;
-      if (local > 0) id = local - 1;
-      else if (local < 0) return;
-      else {
-        id = this.idOfSpelling(spelling);
-        if (id < 0) return;
+    let term = this.spellings!.lookup(text, start, end, kind);
+    if (term === DROPPED) return;
+    if (term < 0) {
+      // Not in the table: the slow path, through the term's string.
+      const value = this.analyzer!.termOfToken(text, start, end, kind);
+      if (value === null) return;
+      const known = this.spellings!.termId(value);
+      if (known === undefined) {
+        this.append(this.idOf(value), position);
+        return;
       }
-    } else {
-      const term = this.analyzer!.termOfToken(text, start, end, kind);
-      if (term === null) return;
-      id = this.idOf(term);
+      term = known;
     }
-    this.append(id, position);
+    const local = term < this.localOf.length ? this.localOf[term]! : 0;
+    this.append(local > 0 ? local - 1 : this.idOfTableTerm(term), position);
   }
 
-  /** First use of a spelling in this field: its term's id (-1: dropped), remembered in `localOf`. */
-  private idOfSpelling(spelling: number): number {
-    if (spelling >= this.localOf.length) {
-      const localOf = new Int32Array(Math.max(1024, 2 * spelling));
+  /** First use of one of the table's terms in this field: gives it an id, remembered in `localOf`. */
+  private idOfTableTerm(term: number): number {
+    if (term >= this.localOf.length) {
+      const localOf = new Int32Array(Math.max(1024, 2 * term));
       localOf.set(this.localOf);
       this.bytesUsed += 4 * (localOf.length - this.localOf.length);
       this.localOf = localOf;
     }
-    const term = this.spellings!.terms[spelling]!;
-    // The term may be known already: another spelling of it, or a token that took the slow path.
-    const id = term === null ? -1 : this.idOf(term);
-    this.localOf[spelling] = id < 0 ? -1 : id + 1;
+    const value = this.spellings!.terms[term]!;
+    // A token the table could not hold may have brought the term in already.
+    let id = this.otherIds.size > 0 ? this.otherIds.get(value) : undefined;
+    if (id === undefined) {
+      id = this.terms.length;
+      this.terms.push(value);
+      this.bytesUsed += TERM_OVERHEAD_BYTES;
+    }
+    this.localOf[term] = id + 1;
     return id;
   }
 
@@ -164,11 +170,15 @@ export class FieldBuffer implements TokenSink {
     return this.chunk;
   }
 
+  /** The id of a term not reached through the spelling table. */
   private idOf(term: string): number {
-    let id = this.termIds.get(term);
+    let id = this.otherIds.get(term);
     if (id === undefined) {
+      // Also reached through the table already?
+      const known = this.spellings?.termId(term);
+      if (known !== undefined && known < this.localOf.length && this.localOf[known]! > 0) return this.localOf[known]! - 1;
       id = this.terms.length;
-      this.termIds.set(term, id);
+      this.otherIds.set(term, id);
       this.terms.push(term);
       this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
     }
