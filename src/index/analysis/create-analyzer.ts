@@ -256,6 +256,11 @@ class UnicodeAnalyzer implements Analyzer {
       const start = i;
       let c = text.charCodeAt(i);
       let k: number;
+      if (c === 32) {
+        // Spaces are most of what separates tokens (and all of RFC layout): one compare.
+        i++;
+        continue;
+      }
       if (c < 128) {
         k = ASCII_CLASS[c];
         i++;
