@@ -149,7 +149,10 @@ export class SearchIndex {
     const onFull = (flush: PendingFlush) => {
       this.pending.push(flush);
       // Write it now (not at the commit) so that memory stays bounded; the commit publishes it.
-      void this.serial(() => flush.result()).catch(() => undefined);
+      void this.serial(async () => {
+        const flushed = await flush.result();
+        if (flushed.meta !== null) this.emit({ type: 'flush', generation: flushed.meta.generation, documents: flushed.meta.docCount });
+      }).catch(() => undefined);
     };
     const threads = options.indexThreads ?? 0;
     this.stager =

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DocumentInput, StoredRecord } from '../../src/index/document.js';
 import { SpellingTable } from '../../src/index/analysis/spelling-table.js';
-import { bufferSource } from '../../src/index/generation/buffer-source.js';
+import { bufferSource, invertBuffer, invertedSource } from '../../src/index/generation/buffer-source.js';
+import type { SourceField } from '../../src/index/generation/generation-writer.js';
 import { GenerationBuffer, VALUE_POSITION_GAP, type GenerationBufferOptions } from '../../src/index/generation/generation-buffer.js';
 import { readStoredRecord, StoredBlockWriter, writeStoredRecord, type StoredBlock } from '../../src/index/generation/stored-record-codec.js';
 import { Schema, type SchemaOptions } from '../../src/index/schema.js';
@@ -171,6 +172,36 @@ describe('GenerationBuffer', () => {
     assert.deepEqual(actual.get('after'), { docs: [0, 1], freqs: [1, 1], positions: [20_000 + VALUE_POSITION_GAP + 300, 301] });
     assert.deepEqual([...actual.keys()], [...expected.keys()]);
     for (const [term, postings] of expected) assert.deepEqual(actual.get(term), postings, term);
+  });
+
+  it('writes several buffers as one source, documents one after the other, like one buffer holding them all', () => {
+    const schema = new Schema({ defaultAnalyzer: { stem: false } });
+    const docs: DocumentInput[] = documents(50).map((doc, i) => ({ ...doc, numbers: i % 2 === 0 ? { n: i } : { m: -i }, stored: { i } }) as DocumentInput);
+    const whole = new GenerationBuffer(schema);
+    for (const doc of docs) whole.put(doc);
+    const parts = [docs.slice(0, 20), docs.slice(20, 21), docs.slice(21)].map((slice) => {
+      const buffer = new GenerationBuffer(schema);
+      for (const doc of slice) buffer.put(doc);
+      return invertBuffer(buffer);
+    });
+    const expected = bufferSource(whole);
+    const actual = invertedSource(parts);
+    assert.equal(actual.docCount, expected.docCount);
+    assert.deepEqual(actual.numbers, expected.numbers);
+    assert.deepEqual([...actual.storedRecords()].map((r) => Buffer.from(r)), [...expected.storedRecords()].map((r) => Buffer.from(r)));
+    assert.deepEqual(
+      actual.fields.map((f) => [f.name, f.positions, f.lengths === null ? null : [...f.lengths], f.sumLength, f.docCount]),
+      expected.fields.map((f) => [f.name, f.positions, f.lengths === null ? null : [...f.lengths], f.sumLength, f.docCount]),
+    );
+    // Copied while iterating: a source reuses its arrays from one term to the next.
+    const postings = (field: SourceField) => {
+      const out: unknown[] = [];
+      for (const [term, data] of field.terms()) {
+        out.push([term, Array.from(data.docs).slice(0, data.count), Array.from(data.freqs).slice(0, data.count), data.positions === null ? null : Array.from(data.positions)]);
+      }
+      return out;
+    };
+    actual.fields.forEach((field, i) => assert.deepEqual(postings(field), postings(expected.fields[i]!), field.name));
   });
 
   it('returns every stored record as written, small and large, in docId order', () => {
