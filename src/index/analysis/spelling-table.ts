@@ -36,8 +36,12 @@ const current = new WeakMap<Analyzer, SpellingTable>();
 export class SpellingTable {
   /** Terms by id. */
   readonly terms: string[] = [];
-  /** Term → id. */
-  private readonly termIds = new Map<string, number>();
+  /**
+   * Term → id, open addressing: two ints a slot (hash of the term, id + 1). Cheaper than a
+   * Map for hundreds of thousands of new terms: no hash computed by the runtime, no entries.
+   */
+  private termSlots = new Int32Array(2 * FIRST_SLOTS);
+  private termMask = FIRST_SLOTS - 1;
   private spellings = 0;
   private slots = new Int32Array(SLOT * FIRST_SLOTS);
   private slotMask = FIRST_SLOTS - 1;
@@ -70,7 +74,51 @@ export class SpellingTable {
 
   /** The id of `term` if the table holds it. */
   termId(term: string): number | undefined {
-    return this.termIds.get(term);
+    const hash = hashOf(term);
+    const slots = this.termSlots;
+    const mask = this.termMask;
+    for (let slot = (hash ^ (hash >>> 15)) & mask; ; slot = (slot + 1) & mask) {
+      const id = slots[2 * slot + 1]! - 1;
+      if (id < 0) return undefined;
+      if (slots[2 * slot] === hash && this.terms[id] === term) return id;
+    }
+  }
+
+  /** The id of `term`, added when new. */
+  private termIdOrAdd(term: string): number {
+    const hash = hashOf(term);
+    const slots = this.termSlots;
+    const mask = this.termMask;
+    let slot = (hash ^ (hash >>> 15)) & mask;
+    for (; ; slot = (slot + 1) & mask) {
+      const id = slots[2 * slot + 1]! - 1;
+      if (id < 0) break;
+      if (slots[2 * slot] === hash && this.terms[id] === term) return id;
+    }
+    const id = this.terms.length;
+    this.terms.push(term);
+    if (2 * this.terms.length > mask + 1) this.rehashTerms();
+    else {
+      slots[2 * slot] = hash;
+      slots[2 * slot + 1] = id + 1;
+    }
+    return id;
+  }
+
+  /** Doubles the term slots and re-inserts every term. */
+  private rehashTerms(): void {
+    const capacity = 2 * (this.termMask + 1);
+    const slots = new Int32Array(2 * capacity);
+    const mask = capacity - 1;
+    for (let id = 0; id < this.terms.length; id++) {
+      const hash = hashOf(this.terms[id]!);
+      let slot = (hash ^ (hash >>> 15)) & mask;
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = hash;
+      slots[2 * slot + 1] = id + 1;
+    }
+    this.termSlots = slots;
+    this.termMask = mask;
   }
 
   /**
@@ -107,15 +155,7 @@ export class SpellingTable {
   private add(text: string, start: number, end: number, kind: number, hash: number, at: number): number {
     if (this.spellings >= this.maxSpellings) return UNKNOWN;
     const term = this.analyzer.termOfToken(text, start, end, kind);
-    let id = DROPPED;
-    if (term !== null) {
-      id = this.termIds.get(term) ?? -1;
-      if (id < 0) {
-        id = this.terms.length;
-        this.terms.push(term);
-        this.termIds.set(term, id);
-      }
-    }
+    const id = term === null ? DROPPED : this.termIdOrAdd(term);
     const length = end - start;
     if (this.charsUsed + length > this.chars.length) {
       const chars = new Uint16Array(2 * (this.charsUsed + length));
@@ -157,4 +197,11 @@ export class SpellingTable {
     this.slots = slots;
     this.slotMask = mask;
   }
+}
+
+/** FNV-1a over the UTF-16 units of a string (the hash of spellings too). */
+function hashOf(s: string): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let j = 0; j < s.length; j++) hash = Math.imul(hash ^ s.charCodeAt(j), 0x01000193);
+  return hash;
 }

@@ -90,10 +90,26 @@ export class FieldBuffer implements TokenSink {
     this.lastPosition = 0;
   }
 
-  /** Adds a whole term (keyword fields, the key). */
+  /** Adds a whole term (keyword fields). */
   addTerm(term: string, docId: number, position: number): void {
     this.beginDoc(docId);
     this.append(this.idOf(term), position);
+  }
+
+  /**
+   * Gives an id to a term the caller knows is new to this field, without the term → id map
+   * (the key field: the buffer already looks every key up once).
+   */
+  newTerm(term: string): number {
+    this.terms.push(term);
+    this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
+    return this.terms.length - 1;
+  }
+
+  /** Adds a term by the id {@link newTerm} gave it. */
+  addTermId(id: number, docId: number, position: number): void {
+    this.beginDoc(docId);
+    this.append(id, position);
   }
 
   /** A raw token of a text field, from the analyzer (see {@link TokenSink}). */
@@ -264,9 +280,15 @@ export class GenerationBuffer {
   readonly keys: string[] = [];
   /** docIds superseded inside this buffer (the same key put again, or deleted). */
   readonly killed = new Set<number>();
-  /** Every key put or deleted here: older generations lose their copy at commit. */
-  readonly changedKeys = new Set<string>();
-  private readonly liveDocByKey = new Map<string, number>();
+  /** Every key put or deleted here, in the order of their first change: older generations lose their copy at commit. */
+  readonly changedKeys: string[] = [];
+  /**
+   * Key → its index in `changedKeys`, and per index the key's live docId here (-1: none) and
+   * its term id in the key field (-1: none yet): one Map lookup per change.
+   */
+  private readonly keyIndex = new Map<string, number>();
+  private liveOf = new Int32Array(64);
+  private keyTermOf = new Int32Array(64);
   private readonly scratch = new ByteWriter(4096);
   private keyBytes = 0;
   /** Number of put and delete operations applied. */
@@ -301,13 +323,16 @@ export class GenerationBuffer {
   }
 
   put(doc: DocumentInput): void {
-    this.supersede(doc.key);
+    const index = this.supersede(doc.key);
     const docId = this.keys.length;
     this.keys.push(doc.key);
-    // The key sits in keys, liveDocByKey, changedKeys: three references and a string.
+    // The key sits in keys, keyIndex, changedKeys: three references and a string.
     this.keyBytes += 2 * doc.key.length + 96;
-    this.liveDocByKey.set(doc.key, docId);
-    this.field(KEY_FIELD).addTerm(doc.key, docId, 0);
+    this.liveOf[index] = docId;
+    const keyField = this.field(KEY_FIELD);
+    let term = this.keyTermOf[index]!;
+    if (term < 0) this.keyTermOf[index] = term = keyField.newTerm(doc.key);
+    keyField.addTermId(term, docId, 0);
     for (const [name, value] of Object.entries(doc.fields)) {
       if (name === KEY_FIELD) continue;
       const values: readonly string[] = typeof value === 'string' ? [value] : value;
@@ -349,16 +374,32 @@ export class GenerationBuffer {
 
   /** The newest live docId of `key` in this buffer. */
   liveDoc(key: string): number | undefined {
-    return this.liveDocByKey.get(key);
+    const index = this.keyIndex.get(key);
+    const live = index === undefined ? -1 : this.liveOf[index]!;
+    return live < 0 ? undefined : live;
   }
 
-  private supersede(key: string): void {
-    this.changedKeys.add(key);
-    const previous = this.liveDocByKey.get(key);
-    if (previous !== undefined) {
-      this.killed.add(previous);
-      this.liveDocByKey.delete(key);
+  /** Kills the key's live document here, if any; returns the key's index. */
+  private supersede(key: string): number {
+    let index = this.keyIndex.get(key);
+    if (index === undefined) {
+      index = this.changedKeys.length;
+      this.changedKeys.push(key);
+      this.keyIndex.set(key, index);
+      if (index === this.liveOf.length) {
+        this.liveOf = grown(this.liveOf);
+        this.keyTermOf = grown(this.keyTermOf);
+      }
+      this.liveOf[index] = -1;
+      this.keyTermOf[index] = -1;
+      return index;
     }
+    const previous = this.liveOf[index]!;
+    if (previous >= 0) {
+      this.killed.add(previous);
+      this.liveOf[index] = -1;
+    }
+    return index;
   }
 
   private field(name: string): FieldBuffer {
