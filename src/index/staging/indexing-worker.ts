@@ -21,6 +21,8 @@ export type ToIndexingWorker =
   | { type: 'flush'; id: number; generation: number; parts: FlushPart[] }
   /** Send cut `id` inverted (for another worker to write); keep it until `release`. */
   | { type: 'export'; id: number }
+  /** Invert cut `id` now (its flush will follow: this overlaps with the other workers' exports). */
+  | { type: 'prepare'; id: number }
   | { type: 'release'; id: number };
 
 interface Setup {
@@ -34,7 +36,15 @@ const schema = new Schema(setup.schema);
 const dir = new FsDirectory(setup.path);
 let buffer = new GenerationBuffer(schema);
 let announcedFull = false;
-const cuts = new Map<number, GenerationBuffer>();
+/** Cut buffers by id, with their part once inverted (kept: a failed write is retried from it). */
+const cuts = new Map<number, { buffer: GenerationBuffer; part?: FlushPart }>();
+
+function partOf(id: number): FlushPart | undefined {
+  const cut = cuts.get(id);
+  if (cut === undefined) return undefined;
+  cut.part ??= flushPart(cut.buffer);
+  return cut.part;
+}
 
 parentPort!.on('message', (message: ToIndexingWorker) => {
   switch (message.type) {
@@ -50,38 +60,38 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
       }
       break;
     case 'cut':
-      cuts.set(message.id, buffer);
+      cuts.set(message.id, { buffer });
       buffer = new GenerationBuffer(schema);
       announcedFull = false;
       break;
-    case 'flush': {
-      const cut = cuts.get(message.id);
-      if (cut === undefined) {
-        parentPort!.postMessage({ type: 'failed', id: message.id, message: `no buffer cut ${message.id}` });
-        return;
-      }
+    case 'prepare':
       try {
-        const result = writeParts(dir, message.generation, [flushPart(cut), ...message.parts]);
-        cuts.delete(message.id);
-        parentPort!.postMessage({ type: 'flushed', id: message.id, result }, [result.liveDocs.buffer as ArrayBuffer, result.killed.buffer as ArrayBuffer]);
-      } catch (error) {
-        parentPort!.postMessage({ type: 'failed', id: message.id, message: (error as Error).message });
+        partOf(message.id);
+      } catch {
+        // The flush that follows inverts again and reports the error.
       }
       break;
-    }
+    case 'flush':
     case 'export': {
-      const cut = cuts.get(message.id);
-      if (cut === undefined) {
-        parentPort!.postMessage({ type: 'failed', id: message.id, message: `no buffer cut ${message.id}` });
-        return;
-      }
       try {
-        const part = flushPart(cut);
-        // The stored blocks are views into the buffer's own chunks: copy them, so that
-        // transferring the part leaves the buffer whole (an export may have to be redone).
-        part.inverted.storedBlocks = copyBlocks(part.inverted.storedBlocks);
-        const transfer = [...transferablesOf(part.inverted), part.liveDocs.buffer as ArrayBuffer, part.killed.buffer as ArrayBuffer];
-        parentPort!.postMessage({ type: 'exported', id: message.id, part }, transfer);
+        const part = partOf(message.id);
+        if (part === undefined) {
+          parentPort!.postMessage({ type: 'failed', id: message.id, message: `no buffer cut ${message.id}` });
+          return;
+        }
+        if (message.type === 'flush') {
+          const result = writeParts(dir, message.generation, [part, ...message.parts]);
+          cuts.delete(message.id);
+          parentPort!.postMessage({ type: 'flushed', id: message.id, result }, [result.liveDocs.buffer as ArrayBuffer, result.killed.buffer as ArrayBuffer]);
+        } else if (message.type === 'export') {
+          // Sent as a copy whose arrays are transferred: the cut stays whole (an export may
+          // have to be redone if the write fails). The stored blocks are views into the
+          // buffer's own chunks: copied into one array.
+          const sent: FlushPart = { ...part, inverted: { ...part.inverted, storedBlocks: copyBlocks(part.inverted.storedBlocks) } };
+          cuts.get(message.id)!.part = undefined;
+          const transfer = [...transferablesOf(sent.inverted), sent.liveDocs.buffer as ArrayBuffer, sent.killed.buffer as ArrayBuffer];
+          parentPort!.postMessage({ type: 'exported', id: message.id, part: sent }, transfer);
+        }
       } catch (error) {
         parentPort!.postMessage({ type: 'failed', id: message.id, message: (error as Error).message });
       }

@@ -204,6 +204,7 @@ export class WorkerStager implements Stager {
     let generation: number | undefined;
     let done: Promise<FlushedGeneration> | undefined;
     const write = async (into: number): Promise<FlushedGeneration> => {
+      if (others.length > 0) this.post(primary!.thread, { type: 'prepare', id: primary!.id });
       const parts = await Promise.all(others.map((cut) => this.request<FlushPart>(cut, { type: 'export', id: cut.id })));
       const transfer = parts.flatMap((part) => [...transferablesOf(part.inverted), part.liveDocs.buffer as ArrayBuffer, part.killed.buffer as ArrayBuffer]);
       const result = await this.request<FlushedGeneration>(primary!, { type: 'flush', id: primary!.id, generation: into, parts }, transfer);
