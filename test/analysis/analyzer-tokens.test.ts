@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Analyzer, AnalyzerOptions } from '../../src/index/analysis/analyzer.js';
+import { spellingHash, type Analyzer, type AnalyzerOptions } from '../../src/index/analysis/analyzer.js';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 
 /**
@@ -219,7 +219,8 @@ function show(analyzer: Analyzer, text: string): string {
 function showRaw(analyzer: Analyzer, text: string): string {
   const out: string[] = [];
   analyzer.forEachToken(text, 0, {
-    token(source, start, end, kind, position) {
+    token(source, start, end, kind, hash, position) {
+      assert.equal(hash, spellingHash(source, start, end), `hash of ${JSON.stringify(source.slice(start, end))}`);
       const term = analyzer.termOfToken(source, start, end, kind);
       if (term !== null) out.push(`${term}@${position}:${start}-${end}`);
     },
@@ -247,7 +248,7 @@ describe('createAnalyzer: forEachToken and termOfToken', () => {
     const stop = createAnalyzer({ stopWords: true, maxTokenLength: 8 });
     const seen: string[] = [];
     const next = stop.forEachToken('The quick extraordinary fox', 5, {
-      token(text, start, end, kind, position) {
+      token(text, start, end, kind, _hash, position) {
         seen.push(`${text.slice(start, end)}=${stop.termOfToken(text, start, end, kind)}@${position}`);
       },
     });
@@ -255,7 +256,7 @@ describe('createAnalyzer: forEachToken and termOfToken', () => {
     assert.equal(next, 9);
   });
 
-  it('agree with tokens() on any text, whatever the options', () => {
+  it('agree with tokens() on any text, whatever the options, and give each spelling its hash', () => {
     const analyzers = Object.values(CONFIGS).map((options) => createAnalyzer(options));
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 60 }), fc.constantFrom(...TEXTS)), (text) => {

@@ -37,9 +37,21 @@ export interface Token {
 export interface TokenSink {
   /**
    * The token `text[start, end)` at `position`. `kind` is an opaque summary of the token's
-   * characters, to be passed to {@link Analyzer.termOfToken}.
+   * characters, to be passed to {@link Analyzer.termOfToken}; `hash` is
+   * {@link spellingHash} of them, computed while scanning (a table of spellings needs it).
    */
-  token(text: string, start: number, end: number, kind: number, position: number): void;
+  token(text: string, start: number, end: number, kind: number, hash: number, position: number): void;
+}
+
+/** FNV-1a offset basis and prime: the hash of a spelling is FNV-1a over its UTF-16 units. */
+export const SPELLING_HASH_SEED = 0x811c9dc5 | 0;
+export const SPELLING_HASH_PRIME = 0x01000193;
+
+/** FNV-1a over the UTF-16 units of `text[start, end)`: the `hash` a {@link TokenSink} receives. */
+export function spellingHash(text: string, start = 0, end = text.length): number {
+  let hash = SPELLING_HASH_SEED;
+  for (let j = start; j < end; j++) hash = Math.imul(hash ^ text.charCodeAt(j), SPELLING_HASH_PRIME);
+  return hash;
 }
 
 export interface Analyzer {

@@ -28,7 +28,7 @@
  */
 import { stemmer } from 'stemmer';
 import { SearchError } from '../../errors.js';
-import type { Analyzer, AnalyzerOptions, Token, TokenSink } from './analyzer.js';
+import { SPELLING_HASH_PRIME, SPELLING_HASH_SEED, spellingHash, type Analyzer, type AnalyzerOptions, type Token, type TokenSink } from './analyzer.js';
 import { APOSTROPHE, ASCII_CLASS, DIGIT, LETTER, MARK, NO_SPACE, UPPER, WIDE, nonAsciiClass } from './char-class.js';
 import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
 import { foldTerm, stripApostrophes } from './fold-term.js';
@@ -42,7 +42,7 @@ class TermEmitter implements TokenSink {
     private readonly emit: Emit,
   ) {}
 
-  token(text: string, start: number, end: number, kind: number, position: number): void {
+  token(text: string, start: number, end: number, kind: number, _hash: number, position: number): void {
     const term = this.analyzer.termOfToken(text, start, end, kind);
     if (term !== null) this.emit(term, position, start, end);
   }
@@ -279,6 +279,9 @@ class UnicodeAnalyzer implements Analyzer {
         i += (k & WIDE) !== 0 ? 2 : 1;
         k |= NON_ASCII;
       }
+      // The spelling's hash, as the characters go by (see spellingHash).
+      let hash = Math.imul(SPELLING_HASH_SEED ^ c, SPELLING_HASH_PRIME);
+      if (i - start === 2) hash = Math.imul(hash ^ text.charCodeAt(start + 1), SPELLING_HASH_PRIME);
 
       let flags = k & ~WIDE;
       // The kind (LETTER or DIGIT) of the last letter or digit: joiners look at it.
@@ -290,15 +293,15 @@ class UnicodeAnalyzer implements Analyzer {
           if (k !== 0) {
             flags |= k;
             last = k & WORD;
-            i++;
           } else if (c === 46 /* . */ && last === DIGIT && isDigitAt(text, i + 1)) {
-            i++;
+            // joins two digits
           } else if (c === 39 /* ' */ && last === LETTER && isLetterAt(text, i + 1)) {
             flags |= JOINED_APOSTROPHE;
-            i++;
           } else {
             break;
           }
+          hash = Math.imul(hash ^ c, SPELLING_HASH_PRIME);
+          i++;
         } else {
           k = nonAsciiClass(text, i, c);
           if ((k & WORD) !== 0) {
@@ -311,11 +314,15 @@ class UnicodeAnalyzer implements Analyzer {
           } else {
             break;
           }
-          i += (k & WIDE) !== 0 ? 2 : 1;
+          hash = Math.imul(hash ^ c, SPELLING_HASH_PRIME);
+          if ((k & WIDE) !== 0) {
+            hash = Math.imul(hash ^ text.charCodeAt(i + 1), SPELLING_HASH_PRIME);
+            i += 2;
+          } else i++;
         }
       }
 
-      sink.token(text, start, i, flags, position);
+      sink.token(text, start, i, flags, hash, position);
       position++;
     }
     return position;
@@ -343,7 +350,7 @@ class UnicodeAnalyzer implements Analyzer {
       if (segment.isWordLike !== true) continue;
       const s = start + segment.index;
       const e = s + segment.segment.length;
-      sink.token(text, s, e, NON_ASCII, position);
+      sink.token(text, s, e, NON_ASCII, spellingHash(text, s, e), position);
       position++;
     }
     // Set last: a sink may use this analyzer meanwhile (runEnd is shared by every call).

@@ -1,4 +1,4 @@
-import type { Analyzer } from './analyzer.js';
+import { spellingHash, type Analyzer } from './analyzer.js';
 
 /** Tokens longer than this are not kept: rare, and mostly dropped as too long anyway. */
 const MAX_SPELLING_LENGTH = 64;
@@ -74,7 +74,7 @@ export class SpellingTable {
 
   /** The id of `term` if the table holds it. */
   termId(term: string): number | undefined {
-    const hash = hashOf(term);
+    const hash = spellingHash(term);
     const slots = this.termSlots;
     const mask = this.termMask;
     for (let slot = (hash ^ (hash >>> 15)) & mask; ; slot = (slot + 1) & mask) {
@@ -86,7 +86,7 @@ export class SpellingTable {
 
   /** The id of `term`, added when new. */
   private termIdOrAdd(term: string): number {
-    const hash = hashOf(term);
+    const hash = spellingHash(term);
     const slots = this.termSlots;
     const mask = this.termMask;
     let slot = (hash ^ (hash >>> 15)) & mask;
@@ -111,7 +111,7 @@ export class SpellingTable {
     const slots = new Int32Array(2 * capacity);
     const mask = capacity - 1;
     for (let id = 0; id < this.terms.length; id++) {
-      const hash = hashOf(this.terms[id]!);
+      const hash = spellingHash(this.terms[id]!);
       let slot = (hash ^ (hash >>> 15)) & mask;
       while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
       slots[2 * slot] = hash;
@@ -123,16 +123,14 @@ export class SpellingTable {
 
   /**
    * The term id of the token `text[start, end)` (see {@link Analyzer.termOfToken} for
-   * `kind`), adding its spelling when it is new; {@link DROPPED} when the analyzer drops the
+   * `kind`; `hash` is its {@link spellingHash}, which the analyzer computes while scanning),
+   * adding its spelling when it is new; {@link DROPPED} when the analyzer drops the
    * token; {@link UNKNOWN} when the table does not hold the spelling and cannot take it (too
    * long, or the table is full): the caller asks the analyzer then.
    */
-  lookup(text: string, start: number, end: number, kind: number): number {
+  lookup(text: string, start: number, end: number, kind: number, hash: number): number {
     const length = end - start;
     if (length > MAX_SPELLING_LENGTH) return UNKNOWN;
-    // FNV-1a over the UTF-16 units.
-    let hash = 0x811c9dc5 | 0;
-    for (let j = start; j < end; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
     const slots = this.slots;
     const mask = this.slotMask;
     let slot = (hash ^ (hash >>> 15)) & mask;
@@ -199,9 +197,3 @@ export class SpellingTable {
   }
 }
 
-/** FNV-1a over the UTF-16 units of a string (the hash of spellings too). */
-function hashOf(s: string): number {
-  let hash = 0x811c9dc5 | 0;
-  for (let j = 0; j < s.length; j++) hash = Math.imul(hash ^ s.charCodeAt(j), 0x01000193);
-  return hash;
-}

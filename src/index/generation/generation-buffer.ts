@@ -113,8 +113,8 @@ export class FieldBuffer implements TokenSink {
   }
 
   /** A raw token of a text field, from the analyzer (see {@link TokenSink}). */
-  token(text: string, start: number, end: number, kind: number, position: number): void {
-    let term = this.spellings!.lookup(text, start, end, kind);
+  token(text: string, start: number, end: number, kind: number, hash: number, position: number): void {
+    let term = this.spellings!.lookup(text, start, end, kind, hash);
     if (term === DROPPED) return;
     if (term < 0) {
       // Not in the table: the slow path, through the term's string.
