@@ -69,11 +69,14 @@ export function readManifest(dir: Directory): Manifest | null {
 /**
  * Publishes atomically: temp file, fsync it, rename over `manifest`, fsync the folder. A
  * crash at any point leaves either the old or the new manifest, both complete.
+ *
+ * `syncFirst` are files the manifest names that are not durable yet (a new generation): they
+ * are synced together with the temp file, in one round, and all before the rename.
  */
-export async function publishManifest(dir: Directory, manifest: Manifest): Promise<void> {
+export async function publishManifest(dir: Directory, manifest: Manifest, syncFirst: readonly string[] = []): Promise<void> {
   dir.deleteFile(MANIFEST_TEMP);
   writeCodecFile(dir, MANIFEST_TEMP, CODEC_MANIFEST, MANIFEST_VERSION, new TextEncoder().encode(JSON.stringify(manifest)));
-  await dir.sync([MANIFEST_TEMP]);
+  await dir.sync([...syncFirst, MANIFEST_TEMP]);
   dir.rename(MANIFEST_TEMP, MANIFEST_FILE);
   try {
     await dir.syncDirectory();

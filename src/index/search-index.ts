@@ -159,7 +159,10 @@ export class SearchIndex {
     const onFull = (flush: PendingFlush) => {
       this.pending.push(flush);
       // Write it now (not at the commit) so that memory stays bounded; the commit publishes it.
-      void this.serial(() => flush.result()).catch(() => undefined);
+      void this.serial(async () => {
+        const flushed = await flush.result();
+        if (flushed.meta !== null) this.emit({ type: 'flush', generation: flushed.meta.generation, documents: flushed.meta.docCount });
+      }).catch(() => undefined);
     };
     const threads = options.indexThreads ?? 0;
     this.stager =
@@ -390,9 +393,10 @@ export class SearchIndex {
     const liveCount = this.manifest.generations.length + pending.length;
     if (liveCount > this.policy.maxGenerations) throw this.generationLimitError(liveCount);
 
-    const flushed: FlushedGeneration[] = [];
+    let flushed: FlushedGeneration[];
     try {
-      for (const entry of pending) flushed.push(await entry.result());
+      // Every cut is written at once (each worker writes its own): the commit waits for the slowest, not the sum.
+      flushed = await Promise.all(pending.map((entry) => entry.result()));
     } catch (error) {
       this.counters.TotCommitFailures++;
       if (error instanceof SearchError) throw error;
@@ -475,9 +479,9 @@ export class SearchIndex {
       // A generation whose every document is killed is dropped, unless a merge reads it.
       next.generations = generations.filter((g) => g.killedCount < g.docCount || this.merging.has(g.generation));
       const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
-      await this.dir.sync([...newFiles, ...written]);
       next.nextGeneration = this.nextGeneration;
-      await publishManifest(this.dir, next);
+      // One round of fsyncs for the new files and the manifest, then the rename and the folder.
+      await publishManifest(this.dir, next, [...newFiles, ...written]);
     } catch (error) {
       if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
       this.counters.TotCommitFailures++;
@@ -621,7 +625,6 @@ export class SearchIndex {
         next.nextDeleteGeneration = this.manifest.nextDeleteGeneration;
         bits.write(this.dir, file);
         written.push(file);
-        await this.dir.sync([file]);
         killedEntry = { bits, file };
       }
       const merged: ManifestGeneration = {
@@ -643,7 +646,7 @@ export class SearchIndex {
       }
       next.generations = generations;
       next.nextGeneration = this.nextGeneration;
-      await publishManifest(this.dir, next);
+      await publishManifest(this.dir, next, written);
       // Everything merged was killed meanwhile: the result is not needed.
       if (!generations.includes(merged)) this.deleteGenerationFiles(meta.generation);
     } catch (error) {

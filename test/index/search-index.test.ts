@@ -169,29 +169,42 @@ describe('SearchIndex', () => {
 
   it('indexes in worker threads with the same results, including early flushes', async () => {
     const folder = tempFolder();
+    let earlyFlushes = 0;
+    let flushed: () => void = () => undefined;
     const index = await SearchIndex.open({
       directory: folder,
       indexThreads: 2,
       ramBufferBytes: 64 * 1024,
       mergeThreads: 1,
       keepStagedDocuments: true,
+      onEvent: (event) => {
+        if (event.type === 'flush' && ++earlyFlushes >= 2) flushed();
+      },
     });
-    for (let i = 0; i < 600; i++) index.put(doc(`http://w/${i}`, `worker text number ${i} `.repeat(20), `title ${i}`));
+    const twoEarlyFlushes = new Promise<void>((resolve) => (flushed = resolve));
+    // Distinct words in every document, so that each worker's 1 MiB buffer fills several times.
+    const words = (i: number) => Array.from({ length: 60 }, (_, j) => `w${i}x${j}`).join(' ');
+    for (let i = 0; i < 2000; i++) {
+      index.put(doc(`http://w/${i}`, `worker text number ${i} ${words(i)}`, `title ${i}`));
+      // Let the workers' answers in (a full buffer is announced between batches).
+      if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await twoEarlyFlushes;
     index.delete('http://w/5');
     index.put(doc('http://w/6', 'replaced six'));
     assert.equal(index.stagedDocument('http://w/6')?.body, 'replaced six');
     assert.equal(index.stagedDocument('http://w/5'), null);
     assert.equal(index.stagedDocument('http://w/nothing'), undefined);
-    assert.equal(index.stagedChanges, 602);
+    assert.equal(index.stagedChanges, 2002);
     const result = await index.commit();
-    assert.equal(result.changes, 602);
-    assert.ok(result.generations.length >= 2, 'early flushes and both workers made generations');
+    assert.equal(result.changes, 2002);
+    assert.ok(result.generations.length >= 3, 'the early flushes and the commit made generations');
     assert.equal(index.stagedDocument('http://w/6'), undefined, 'nothing staged after the commit');
     index.put(doc('http://w/7', 'seven again'));
     await index.commit();
     await index.waitForMerges();
     const keys = keysOf(index);
-    assert.equal(keys.length, 599);
+    assert.equal(keys.length, 1999);
     assert.ok(!keys.includes('http://w/5'));
     const searcher = index.acquireSearcher();
     assert.equal(searcher.getDocument('http://w/6')?.record.body, 'replaced six');
@@ -199,8 +212,39 @@ describe('SearchIndex', () => {
     searcher.release();
     await index.close();
     const reopened = await SearchIndex.open({ directory: folder });
-    assert.equal(keysOf(reopened).length, 599);
+    assert.equal(keysOf(reopened).length, 1999);
     await reopened.close();
+  });
+
+  it('commits the buffers of all indexing workers as one generation', async () => {
+    const folder = tempFolder();
+    const index = await SearchIndex.open({ directory: folder, indexThreads: 2, mergeThreads: 1, autoMerge: false });
+    for (let i = 0; i < 200; i++) index.put({ key: `http://one/${i}`, fields: { body: `kilo word${i % 7} doc${i}` }, numbers: { n: i }, stored: { n: i } });
+    const first = await index.commit();
+    assert.equal(first.generations.length, 1, 'one generation for both workers');
+    // Replacements and deletes of keys that live in the combined generation, from both workers.
+    for (let i = 0; i < 200; i += 3) index.put({ key: `http://one/${i}`, fields: { body: `kilo replaced${i}` }, numbers: { n: -i }, stored: { n: -i } });
+    for (let i = 1; i < 200; i += 5) index.delete(`http://one/${i}`);
+    const second = await index.commit();
+    assert.equal(second.generations.length, 1);
+    const { executeQuery } = await import('../../src/query/execute-query.js');
+    const searcher = index.acquireSearcher();
+    try {
+      const live = [...searcher.liveDocuments()];
+      const expected = Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 5 !== 1);
+      assert.deepEqual(live.map((d) => d.key).sort(), expected.map((i) => `http://one/${i}`).sort());
+      for (const { key, record } of live) {
+        const i = Number(key.slice('http://one/'.length));
+        assert.equal(record.n, i % 3 === 0 ? -i : i, key);
+      }
+      const hits = executeQuery(searcher.generations, { kind: 'term', term: 'kilo' }, { k: 500 });
+      assert.equal(hits.hits.length, expected.length);
+      assert.equal(executeQuery(searcher.generations, { kind: 'term', term: 'replaced3' }, { k: 10 }).hits.length, 1);
+      assert.equal(executeQuery(searcher.generations, { kind: 'term', term: 'doc3' }, { k: 10 }).hits.length, 0, 'the replaced version is gone');
+    } finally {
+      searcher.release();
+    }
+    await index.close();
   });
 
   it('answers queries consistently while merges run in worker threads', async () => {

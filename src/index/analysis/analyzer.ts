@@ -29,8 +29,45 @@ export interface Token {
   end: number;
 }
 
+/**
+ * Receives the raw tokens of {@link Analyzer.forEachToken}: where a token is in the text,
+ * before normalisation, so that an indexer can recognise a token it has seen before without
+ * building its term (most tokens of a text are words seen before).
+ */
+export interface TokenSink {
+  /**
+   * The token `text[start, end)` at `position`. `kind` is an opaque summary of the token's
+   * characters, to be passed to {@link Analyzer.termOfToken}; `hash` is
+   * {@link spellingHash} of them, computed while scanning (a table of spellings needs it).
+   */
+  token(text: string, start: number, end: number, kind: number, hash: number, position: number): void;
+}
+
+/** FNV-1a offset basis and prime: the hash of a spelling is FNV-1a over its UTF-16 units. */
+export const SPELLING_HASH_SEED = 0x811c9dc5 | 0;
+export const SPELLING_HASH_PRIME = 0x01000193;
+
+/** FNV-1a over the UTF-16 units of `text[start, end)`: the `hash` a {@link TokenSink} receives. */
+export function spellingHash(text: string, start = 0, end = text.length): number {
+  let hash = SPELLING_HASH_SEED;
+  for (let j = start; j < end; j++) hash = Math.imul(hash ^ text.charCodeAt(j), SPELLING_HASH_PRIME);
+  return hash;
+}
+
 export interface Analyzer {
   readonly options: Readonly<Required<AnalyzerOptions>>;
+  /**
+   * The fastest path of indexing: reports every token (dropped ones too: stop words, tokens
+   * too long) with its position, starting at `firstPosition`, without building terms.
+   * Returns the next free position, as {@link forEachTerm} does.
+   */
+  forEachToken(text: string, firstPosition: number, sink: TokenSink): number;
+  /**
+   * The term of a token reported by {@link forEachToken}, or null when the token is dropped
+   * (its position stays used). It depends only on the characters `text[start, end)`: two
+   * tokens spelled the same way always give the same term, so callers may cache it by spelling.
+   */
+  termOfToken(text: string, start: number, end: number, kind: number): string | null;
   /**
    * The fast path of indexing: calls `onTerm` for every kept term, with its position
    * (starting at `firstPosition`). Returns the next free position (= firstPosition + the

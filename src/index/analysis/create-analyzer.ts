@@ -28,12 +28,25 @@
  */
 import { stemmer } from 'stemmer';
 import { SearchError } from '../../errors.js';
-import type { Analyzer, AnalyzerOptions, Token } from './analyzer.js';
+import { SPELLING_HASH_PRIME, SPELLING_HASH_SEED, spellingHash, type Analyzer, type AnalyzerOptions, type Token, type TokenSink } from './analyzer.js';
 import { APOSTROPHE, ASCII_CLASS, DIGIT, LETTER, MARK, NO_SPACE, UPPER, WIDE, nonAsciiClass } from './char-class.js';
 import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
 import { foldTerm, stripApostrophes } from './fold-term.js';
 
 type Emit = (term: string, position: number, start: number, end: number) => void;
+
+/** Turns raw tokens into terms for the entry points that want terms (all but forEachToken). */
+class TermEmitter implements TokenSink {
+  constructor(
+    private readonly analyzer: Analyzer,
+    private readonly emit: Emit,
+  ) {}
+
+  token(text: string, start: number, end: number, kind: number, _hash: number, position: number): void {
+    const term = this.analyzer.termOfToken(text, start, end, kind);
+    if (term !== null) this.emit(term, position, start, end);
+  }
+}
 
 // Token flags, beside the class bits LETTER, DIGIT and UPPER the scanner ORs in.
 const NON_ASCII = 128;
@@ -181,23 +194,39 @@ class UnicodeAnalyzer implements Analyzer {
     this.cacheTerms = new Array<string | null>(slots).fill(null);
   }
 
+  forEachToken(text: string, firstPosition: number, sink: TokenSink): number {
+    return this.scan(text, firstPosition, sink);
+  }
+
+  termOfToken(text: string, start: number, end: number, kind: number): string | null {
+    return this.useTokenCache ? this.cachedTermOf(text, start, end, kind) : this.termOf(text, start, end, kind);
+  }
+
   forEachTerm(text: string, firstPosition: number, onTerm: (term: string, position: number) => void): number {
-    return this.scan(text, firstPosition, onTerm);
+    return this.scan(text, firstPosition, new TermEmitter(this, onTerm));
   }
 
   tokens(text: string): Token[] {
     const out: Token[] = [];
-    this.scan(text, 0, (term, position, start, end) => {
-      out.push({ term, position, start, end });
-    });
+    this.scan(
+      text,
+      0,
+      new TermEmitter(this, (term, position, start, end) => {
+        out.push({ term, position, start, end });
+      }),
+    );
     return out;
   }
 
   terms(text: string): string[] {
     const out: string[] = [];
-    this.scan(text, 0, (term) => {
-      out.push(term);
-    });
+    this.scan(
+      text,
+      0,
+      new TermEmitter(this, (term) => {
+        out.push(term);
+      }),
+    );
     return out;
   }
 
@@ -215,10 +244,11 @@ class UnicodeAnalyzer implements Analyzer {
   }
 
   /**
-   * The scanner behind all three entry points, so they cannot disagree. It walks UTF-16 units
-   * with table lookups and allocates nothing per token but the term string itself.
+   * The scanner behind every entry point, so they cannot disagree. It walks UTF-16 units with
+   * table lookups and allocates nothing: it reports where each token is and what kinds of
+   * characters it holds (the `kind` that `termOfToken` needs).
    */
-  private scan(text: string, firstPosition: number, emit: Emit): number {
+  private scan(text: string, firstPosition: number, sink: TokenSink): number {
     const n = text.length;
     let position = firstPosition;
     let i = 0;
@@ -226,6 +256,11 @@ class UnicodeAnalyzer implements Analyzer {
       const start = i;
       let c = text.charCodeAt(i);
       let k: number;
+      if (c === 32) {
+        // Spaces are most of what separates tokens (and all of RFC layout): one compare.
+        i++;
+        continue;
+      }
       if (c < 128) {
         k = ASCII_CLASS[c];
         i++;
@@ -234,7 +269,7 @@ class UnicodeAnalyzer implements Analyzer {
         k = nonAsciiClass(text, i, c);
         if ((k & WORD) === 0) {
           if ((k & NO_SPACE) !== 0) {
-            position = this.segmentRun(text, i, position, emit);
+            position = this.segmentRun(text, i, position, sink);
             i = this.runEnd;
           } else {
             i += (k & WIDE) !== 0 ? 2 : 1; // a separator, or a mark with no letter to attach to
@@ -244,6 +279,9 @@ class UnicodeAnalyzer implements Analyzer {
         i += (k & WIDE) !== 0 ? 2 : 1;
         k |= NON_ASCII;
       }
+      // The spelling's hash, as the characters go by (see spellingHash).
+      let hash = Math.imul(SPELLING_HASH_SEED ^ c, SPELLING_HASH_PRIME);
+      if (i - start === 2) hash = Math.imul(hash ^ text.charCodeAt(start + 1), SPELLING_HASH_PRIME);
 
       let flags = k & ~WIDE;
       // The kind (LETTER or DIGIT) of the last letter or digit: joiners look at it.
@@ -255,15 +293,15 @@ class UnicodeAnalyzer implements Analyzer {
           if (k !== 0) {
             flags |= k;
             last = k & WORD;
-            i++;
           } else if (c === 46 /* . */ && last === DIGIT && isDigitAt(text, i + 1)) {
-            i++;
+            // joins two digits
           } else if (c === 39 /* ' */ && last === LETTER && isLetterAt(text, i + 1)) {
             flags |= JOINED_APOSTROPHE;
-            i++;
           } else {
             break;
           }
+          hash = Math.imul(hash ^ c, SPELLING_HASH_PRIME);
+          i++;
         } else {
           k = nonAsciiClass(text, i, c);
           if ((k & WORD) !== 0) {
@@ -276,14 +314,15 @@ class UnicodeAnalyzer implements Analyzer {
           } else {
             break;
           }
-          i += (k & WIDE) !== 0 ? 2 : 1;
+          hash = Math.imul(hash ^ c, SPELLING_HASH_PRIME);
+          if ((k & WIDE) !== 0) {
+            hash = Math.imul(hash ^ text.charCodeAt(i + 1), SPELLING_HASH_PRIME);
+            i += 2;
+          } else i++;
         }
       }
 
-      const term = this.useTokenCache
-        ? this.cachedTermOf(text, start, i, flags)
-        : this.termOf(text, start, i, flags);
-      if (term !== null) emit(term, position, start, i);
+      sink.token(text, start, i, flags, hash, position);
       position++;
     }
     return position;
@@ -294,9 +333,9 @@ class UnicodeAnalyzer implements Analyzer {
 
   /**
    * Cuts the run of no-space-script characters that starts at `start` into words with
-   * `Intl.Segmenter`, emits them, and returns the next position; sets `runEnd`.
+   * `Intl.Segmenter`, reports them, and returns the next position; sets `runEnd`.
    */
-  private segmentRun(text: string, start: number, position: number, emit: Emit): number {
+  private segmentRun(text: string, start: number, position: number, sink: TokenSink): number {
     const n = text.length;
     let end = start;
     while (end < n) {
@@ -306,16 +345,16 @@ class UnicodeAnalyzer implements Analyzer {
       if ((k & (NO_SPACE | MARK)) === 0) break;
       end += (k & WIDE) !== 0 ? 2 : 1;
     }
-    this.runEnd = end;
     segmenter ??= new Intl.Segmenter('und', { granularity: 'word' });
     for (const segment of segmenter.segment(text.substring(start, end))) {
       if (segment.isWordLike !== true) continue;
       const s = start + segment.index;
       const e = s + segment.segment.length;
-      const term = this.termOf(text, s, e, NON_ASCII);
-      if (term !== null) emit(term, position, s, e);
+      sink.token(text, s, e, NON_ASCII, spellingHash(text, s, e), position);
       position++;
     }
+    // Set last: a sink may use this analyzer meanwhile (runEnd is shared by every call).
+    this.runEnd = end;
     return position;
   }
 

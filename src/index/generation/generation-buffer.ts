@@ -1,64 +1,271 @@
 import { ByteWriter } from '../store/byte-writer.js';
 import { isKeywordField, KEY_FIELD, type DocumentInput } from '../document.js';
+import type { Analyzer, TokenSink } from '../analysis/analyzer.js';
+import { DROPPED, SpellingTable } from '../analysis/spelling-table.js';
 import type { Schema } from '../schema.js';
-import { writeStoredRecord } from './stored-record-codec.js';
+import { StoredBlockWriter, writeStoredRecord, type StoredBlock } from './stored-record-codec.js';
 
 /** Positions between two values of a multi-valued field, so a phrase never spans them. */
 export const VALUE_POSITION_GAP = 100;
 
+/** Largest chunk of the token stream (bytes); chunks start small so that small buffers stay small. */
+const MAX_CHUNK = 1 << 18;
+const FIRST_CHUNK = 1 << 12;
+/** Room an entry may need: two VInts of up to 5 bytes. */
+const MAX_ENTRY_BYTES = 10;
+/** Bytes allocated at a time for compressed stored blocks. */
+const STORED_CHUNK_BYTES = 1 << 18;
+/** A rough cost of one term in memory: the string, its Map entry, its slot in `terms`. */
+const TERM_OVERHEAD_BYTES = 64;
+
 /**
- * One field's postings while the buffer fills, kept as a stream of (termId, docId, position)
- * entries in arrival order (docs ascending, positions ascending within a doc). Flushing sorts
- * the stream by term with a stable counting sort, which gives every term its postings in
- * order: per token, indexing costs one map lookup and three typed-array writes.
+ * One field's postings while the buffer fills, kept as a stream of (termId, position) entries
+ * in arrival order, plus the runs of entries that belong to each document (docs ascending,
+ * positions ascending within a doc). Flushing sorts the stream by term with a stable counting
+ * sort, which gives every term its postings in order.
+ *
+ * An entry is two VInts, the term id and the position's distance from the previous entry's
+ * (Lucene keeps its indexing buffer as VInts too): frequent words have small ids and most
+ * distances are 1, so an entry takes about 3 bytes where two ints would take 8, and a buffer
+ * of a given size holds almost three times as many tokens (fewer, larger generations).
+ *
+ * Text fields receive raw tokens from the analyzer ({@link TokenSink}) and map them to term
+ * ids through the thread's {@link SpellingTable} (a word seen before costs a hash over its
+ * characters and a comparison, with no string built) and an array from the table's term ids
+ * to this field's. Terms the table does not know (keyword fields, tokens it cannot hold) go
+ * through a Map.
  */
-export class FieldBuffer {
+export class FieldBuffer implements TokenSink {
   readonly positions: boolean;
-  readonly termIds = new Map<string, number>();
+  /** Terms by this field's term id. */
   readonly terms: string[] = [];
-  ids = new Int32Array(1024);
-  docs = new Int32Array(1024);
-  positionsOf: Int32Array;
+  /** Term → id, for terms not reached through the spelling table. */
+  private readonly otherIds = new Map<string, number>();
+  /** The entries, in chunks: `chunkEnds[i]` bytes of chunk i are used (the last: `fill`). */
+  readonly chunks: Uint8Array[] = [];
+  readonly chunkEnds: number[] = [];
+  private chunk: Uint8Array = new Uint8Array(0);
+  fill = 0;
+  /** Number of entries. */
   count = 0;
+  private lastPosition = 0;
+  /** Documents that have entries, in arrival order, and the index of their first entry. */
+  runDocs = new Int32Array(16);
+  runStarts = new Int32Array(16);
+  runCount = 0;
+  private doc = -1;
   /** Per-document token count (text fields only), index = docId. */
   readonly lengths: number[] = [];
   sumLength = 0;
   docCount = 0;
+  /** Memory held by this field, roughly (arrays allocated, terms, spellings). */
+  bytesUsed = 0;
 
-  constructor(positions: boolean) {
+  /** Spelling → term of the analyzer (text fields), and the table's term id → this field's term id + 1. */
+  private readonly spellings: SpellingTable | null;
+  private localOf = new Int32Array(0);
+
+  constructor(
+    positions: boolean,
+    /** The analyzer of a text field (null for keyword fields, which get terms, not tokens). */
+    private readonly analyzer: Analyzer | null,
+    spellings?: SpellingTable,
+  ) {
     this.positions = positions;
-    this.positionsOf = new Int32Array(positions ? 1024 : 0);
+    this.spellings = analyzer === null ? null : (spellings ?? SpellingTable.for(analyzer));
   }
 
-  add(term: string, docId: number, position: number): void {
-    let id = this.termIds.get(term);
+  /** Starts the entries of `docId` (documents arrive in ascending order). */
+  beginDoc(docId: number): void {
+    if (docId === this.doc) return;
+    this.doc = docId;
+    if (this.runCount === this.runDocs.length) {
+      this.runDocs = grown(this.runDocs);
+      this.runStarts = grown(this.runStarts);
+      this.bytesUsed += this.runDocs.length * 4;
+    }
+    this.runDocs[this.runCount] = docId;
+    this.runStarts[this.runCount] = this.count;
+    this.runCount++;
+    this.lastPosition = 0;
+  }
+
+  /** Adds a whole term (keyword fields). */
+  addTerm(term: string, docId: number, position: number): void {
+    this.beginDoc(docId);
+    this.append(this.idOf(term), position);
+  }
+
+  /**
+   * Gives an id to a term the caller knows is new to this field, without the term → id map
+   * (the key field: the buffer already looks every key up once).
+   */
+  newTerm(term: string): number {
+    this.terms.push(term);
+    this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
+    return this.terms.length - 1;
+  }
+
+  /** Adds a term by the id {@link newTerm} gave it. */
+  addTermId(id: number, docId: number, position: number): void {
+    this.beginDoc(docId);
+    this.append(id, position);
+  }
+
+  /** A raw token of a text field, from the analyzer (see {@link TokenSink}). */
+  token(text: string, start: number, end: number, kind: number, hash: number, position: number): void {
+    let term = this.spellings!.lookup(text, start, end, kind, hash);
+    if (term === DROPPED) return;
+    if (term < 0) {
+      // Not in the table: the slow path, through the term's string.
+      const value = this.analyzer!.termOfToken(text, start, end, kind);
+      if (value === null) return;
+      const known = this.spellings!.termId(value);
+      if (known === undefined) {
+        this.append(this.idOf(value), position);
+        return;
+      }
+      term = known;
+    }
+    const local = term < this.localOf.length ? this.localOf[term]! : 0;
+    this.append(local > 0 ? local - 1 : this.idOfTableTerm(term), position);
+  }
+
+  /** First use of one of the table's terms in this field: gives it an id, remembered in `localOf`. */
+  private idOfTableTerm(term: number): number {
+    if (term >= this.localOf.length) {
+      const localOf = new Int32Array(Math.max(1024, 2 * term));
+      localOf.set(this.localOf);
+      this.bytesUsed += 4 * (localOf.length - this.localOf.length);
+      this.localOf = localOf;
+    }
+    const value = this.spellings!.terms[term]!;
+    // A token the table could not hold may have brought the term in already.
+    let id = this.otherIds.size > 0 ? this.otherIds.get(value) : undefined;
     if (id === undefined) {
       id = this.terms.length;
-      this.termIds.set(term, id);
-      this.terms.push(term);
+      this.terms.push(value);
+      this.bytesUsed += TERM_OVERHEAD_BYTES;
     }
-    const at = this.count;
-    if (at === this.ids.length) this.grow();
-    this.ids[at] = id;
-    this.docs[at] = docId;
-    if (this.positions) this.positionsOf[at] = position;
-    this.count = at + 1;
+    this.localOf[term] = id + 1;
+    return id;
   }
 
-  private grow(): void {
-    const size = this.ids.length * 2;
-    const ids = new Int32Array(size);
-    ids.set(this.ids);
-    this.ids = ids;
-    const docs = new Int32Array(size);
-    docs.set(this.docs);
-    this.docs = docs;
-    if (this.positions) {
-      const positions = new Int32Array(size);
-      positions.set(this.positionsOf);
-      this.positionsOf = positions;
+  private append(id: number, position: number): void {
+    let chunk = this.chunk;
+    let at = this.fill;
+    if (at + MAX_ENTRY_BYTES > chunk.length) {
+      chunk = this.newChunk();
+      at = 0;
     }
+    while (id > 0x7f) {
+      chunk[at++] = (id & 0x7f) | 0x80;
+      id >>>= 7;
+    }
+    chunk[at++] = id;
+    if (this.positions) {
+      let delta = position - this.lastPosition;
+      this.lastPosition = position;
+      while (delta > 0x7f) {
+        chunk[at++] = (delta & 0x7f) | 0x80;
+        delta >>>= 7;
+      }
+      chunk[at++] = delta;
+    }
+    this.fill = at;
+    this.count++;
   }
+
+  private newChunk(): Uint8Array {
+    if (this.chunks.length > 0) this.chunkEnds.push(this.fill);
+    const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, 3 * this.count));
+    this.chunk = new Uint8Array(size);
+    this.chunks.push(this.chunk);
+    this.bytesUsed += size;
+    this.fill = 0;
+    return this.chunk;
+  }
+
+  /** The id of a term not reached through the spelling table. */
+  private idOf(term: string): number {
+    let id = this.otherIds.get(term);
+    if (id === undefined) {
+      // Also reached through the table already?
+      const known = this.spellings?.termId(term);
+      if (known !== undefined && known < this.localOf.length && this.localOf[known]! > 0) return this.localOf[known]! - 1;
+      id = this.terms.length;
+      this.otherIds.set(term, id);
+      this.terms.push(term);
+      this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
+    }
+    return id;
+  }
+}
+
+function grown(array: Int32Array): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(16, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/**
+ * Stored records, compressed a block at a time as documents arrive (text is most of a
+ * document: the buffer holds it about 3x smaller), the compressed blocks copied into large
+ * shared chunks rather than kept as one small array each.
+ */
+class StoredBlocks {
+  private readonly writer = new StoredBlockWriter((block) => this.keep(block));
+  private readonly chunks: Uint8Array[] = [];
+  private chunk = new Uint8Array(0);
+  private used = 0;
+  /** Per block: firstDoc, chunk index, offset, length. */
+  private refs = new Int32Array(64);
+  private count = 0;
+  private keptBytes = 0;
+
+  add(record: Uint8Array): void {
+    this.writer.add(record);
+  }
+
+  get bytesUsed(): number {
+    return this.keptBytes + this.writer.pendingBytes;
+  }
+
+  /** Every block, the last one compressed now (later records would start a new block). */
+  blocks(): StoredBlock[] {
+    this.writer.finishBlock();
+    const out: StoredBlock[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const at = 4 * i;
+      const offset = this.refs[at + 2]!;
+      out.push({ firstDoc: this.refs[at]!, bytes: this.chunks[this.refs[at + 1]!]!.subarray(offset, offset + this.refs[at + 3]!) });
+    }
+    return out;
+  }
+
+  private keep(block: StoredBlock): void {
+    const length = block.bytes.length;
+    if (this.used + length > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(STORED_CHUNK_BYTES, length));
+      this.chunks.push(this.chunk);
+      this.used = 0;
+      this.keptBytes += this.chunk.length;
+    }
+    this.chunk.set(block.bytes, this.used);
+    if (4 * this.count === this.refs.length) this.refs = grown(this.refs);
+    const at = 4 * this.count;
+    this.refs[at] = block.firstDoc;
+    this.refs[at + 1] = this.chunks.length - 1;
+    this.refs[at + 2] = this.used;
+    this.refs[at + 3] = length;
+    this.used += length;
+    this.count++;
+  }
+}
+
+export interface GenerationBufferOptions {
+  /** The spelling table of a text field's analyzer (tests); by default the thread's shared one. */
+  spellings?: (analyzer: Analyzer) => SpellingTable;
 }
 
 /**
@@ -69,54 +276,77 @@ export class FieldBuffer {
 export class GenerationBuffer {
   readonly fields = new Map<string, FieldBuffer>();
   readonly numbers = new Map<string, number[]>();
-  readonly stored: Uint8Array[] = [];
+  private readonly stored = new StoredBlocks();
   readonly keys: string[] = [];
   /** docIds superseded inside this buffer (the same key put again, or deleted). */
   readonly killed = new Set<number>();
-  /** Every key put or deleted here: older generations lose their copy at commit. */
-  readonly changedKeys = new Set<string>();
-  private readonly liveDocByKey = new Map<string, number>();
+  /** Every key put or deleted here, in the order of their first change: older generations lose their copy at commit. */
+  readonly changedKeys: string[] = [];
+  /**
+   * Key → its index in `changedKeys`, and per index the key's live docId here (-1: none) and
+   * its term id in the key field (-1: none yet): one Map lookup per change.
+   */
+  private readonly keyIndex = new Map<string, number>();
+  private liveOf = new Int32Array(64);
+  private keyTermOf = new Int32Array(64);
   private readonly scratch = new ByteWriter(4096);
-  private approximateBytes = 0;
+  private keyBytes = 0;
   /** Number of put and delete operations applied. */
   changes = 0;
 
-  constructor(private readonly schema: Schema) {}
+  constructor(
+    private readonly schema: Schema,
+    private readonly options: GenerationBufferOptions = {},
+  ) {}
 
   get docCount(): number {
     return this.keys.length;
   }
 
-  /** A rough size of the buffer in memory, to decide when to flush it early. */
+  /** The size of the buffer in memory, roughly, to decide when to flush it early. */
   get bytesUsed(): number {
-    return this.approximateBytes;
+    let bytes = this.stored.bytesUsed + this.keyBytes;
+    for (const field of this.fields.values()) bytes += field.bytesUsed;
+    return bytes;
   }
 
   get isEmpty(): boolean {
     return this.changes === 0;
   }
 
+  /**
+   * The stored records, compressed into `.fdt` blocks (see {@link StoredBlockWriter}). Call
+   * once the buffer takes no more documents: the block being filled is compressed now.
+   */
+  storedBlocks(): StoredBlock[] {
+    return this.stored.blocks();
+  }
+
   put(doc: DocumentInput): void {
-    this.supersede(doc.key);
+    const index = this.supersede(doc.key);
     const docId = this.keys.length;
     this.keys.push(doc.key);
-    this.liveDocByKey.set(doc.key, docId);
-    this.field(KEY_FIELD).add(doc.key, docId, 0);
-    const before = this.tokenCount();
+    // The key sits in keys, keyIndex, changedKeys: three references and a string.
+    this.keyBytes += 2 * doc.key.length + 96;
+    this.liveOf[index] = docId;
+    const keyField = this.field(KEY_FIELD);
+    let term = this.keyTermOf[index]!;
+    if (term < 0) this.keyTermOf[index] = term = keyField.newTerm(doc.key);
+    keyField.addTermId(term, docId, 0);
     for (const [name, value] of Object.entries(doc.fields)) {
       if (name === KEY_FIELD) continue;
       const values: readonly string[] = typeof value === 'string' ? [value] : value;
       if (values.length === 0) continue;
       const field = this.field(name);
       if (isKeywordField(name)) {
-        for (const term of values) field.add(term, docId, 0);
+        for (const term of values) field.addTerm(term, docId, 0);
         continue;
       }
       const analyzer = this.schema.analyzerFor(name);
-      const add = (term: string, at: number) => field.add(term, docId, at);
+      field.beginDoc(docId);
       const countBefore = field.count;
       let position = 0;
-      for (const text of values) position = analyzer.forEachTerm(text, position, add) + VALUE_POSITION_GAP;
+      for (const text of values) position = analyzer.forEachToken(text, position, field) + VALUE_POSITION_GAP;
       const length = field.count - countBefore;
       while (field.lengths.length < docId) field.lengths.push(0);
       field.lengths.push(length);
@@ -133,8 +363,7 @@ export class GenerationBuffer {
     }
     this.scratch.reset();
     writeStoredRecord(this.scratch, { ...doc.stored, [KEY_FIELD]: doc.key });
-    this.stored.push(this.scratch.toBytes());
-    this.approximateBytes += this.scratch.length + 12 * (this.tokenCount() - before) + 64;
+    this.stored.add(this.scratch.view0());
     this.changes++;
   }
 
@@ -145,30 +374,41 @@ export class GenerationBuffer {
 
   /** The newest live docId of `key` in this buffer. */
   liveDoc(key: string): number | undefined {
-    return this.liveDocByKey.get(key);
+    const index = this.keyIndex.get(key);
+    const live = index === undefined ? -1 : this.liveOf[index]!;
+    return live < 0 ? undefined : live;
   }
 
-  private supersede(key: string): void {
-    this.changedKeys.add(key);
-    const previous = this.liveDocByKey.get(key);
-    if (previous !== undefined) {
-      this.killed.add(previous);
-      this.liveDocByKey.delete(key);
+  /** Kills the key's live document here, if any; returns the key's index. */
+  private supersede(key: string): number {
+    let index = this.keyIndex.get(key);
+    if (index === undefined) {
+      index = this.changedKeys.length;
+      this.changedKeys.push(key);
+      this.keyIndex.set(key, index);
+      if (index === this.liveOf.length) {
+        this.liveOf = grown(this.liveOf);
+        this.keyTermOf = grown(this.keyTermOf);
+      }
+      this.liveOf[index] = -1;
+      this.keyTermOf[index] = -1;
+      return index;
     }
+    const previous = this.liveOf[index]!;
+    if (previous >= 0) {
+      this.killed.add(previous);
+      this.liveOf[index] = -1;
+    }
+    return index;
   }
 
   private field(name: string): FieldBuffer {
     let field = this.fields.get(name);
     if (field === undefined) {
-      field = new FieldBuffer(this.schema.hasPositions(name));
+      const analyzer = isKeywordField(name) ? null : this.schema.analyzerFor(name);
+      field = new FieldBuffer(this.schema.hasPositions(name), analyzer, analyzer === null ? undefined : this.options.spellings?.(analyzer));
       this.fields.set(name, field);
     }
     return field;
-  }
-
-  private tokenCount(): number {
-    let count = 0;
-    for (const field of this.fields.values()) count += field.count;
-    return count;
   }
 }

@@ -1,7 +1,7 @@
-import { deflateRawSync } from 'node:zlib';
 import { ByteWriter } from '../store/byte-writer.js';
 import { createCodecOutput, writeCodecFile, type CodecOutput } from '../store/codec-file.js';
 import type { Directory } from '../store/directory.js';
+import { StoredBlockWriter, type StoredBlock } from './stored-record-codec.js';
 import {
   CODEC_GENERATION,
   CODEC_NORMS,
@@ -45,10 +45,9 @@ export interface GenerationSource {
   numbers: [string, Float64Array][];
   /** Encoded stored records, docId order. */
   storedRecords(): Iterable<Uint8Array>;
+  /** The same records already compressed into blocks (a buffer compresses as documents arrive); preferred when present. */
+  storedBlocks?(): Iterable<StoredBlock>;
 }
-
-/** Stored records are compressed together until a block holds this many bytes. */
-const STORED_BLOCK_BYTES = 16 * 1024;
 
 /**
  * Writes generation `generation` from `source` into `dir` and returns its metadata. Files are
@@ -346,31 +345,24 @@ function toLittleEndianBytes(values: Uint32Array | Float64Array): Uint8Array {
 /** `.fdt`: deflated blocks of records; then block count · (firstDoc · offset · length)* · index offset. */
 function writeStored(out: CodecOutput, source: GenerationSource): void {
   const index = new ByteWriter(1 << 12);
-  const block = new ByteWriter(STORED_BLOCK_BYTES * 2);
-  let blocks = 0;
-  let firstDoc = 0;
-  let doc = 0;
-  const flush = () => {
-    if (doc === firstDoc) return;
-    const compressed = deflateRawSync(block.view0(), { level: 1 });
-    index.writeVInt(firstDoc);
+  let count = 0;
+  const writeBlock = (block: StoredBlock) => {
+    index.writeVInt(block.firstDoc);
     index.writeVInt(out.position);
-    index.writeVInt(compressed.length);
-    out.write(compressed);
-    blocks++;
-    block.reset();
-    firstDoc = doc;
+    index.writeVInt(block.bytes.length);
+    out.write(block.bytes);
+    count++;
   };
-  for (const record of source.storedRecords()) {
-    block.writeVInt(record.length);
-    block.writeBytes(record);
-    doc++;
-    if (block.length >= STORED_BLOCK_BYTES) flush();
+  if (source.storedBlocks !== undefined) {
+    for (const block of source.storedBlocks()) writeBlock(block);
+  } else {
+    const blocks = new StoredBlockWriter(writeBlock);
+    for (const record of source.storedRecords()) blocks.add(record);
+    blocks.finishBlock();
   }
-  flush();
   const trailer = new ByteWriter(index.length + 16);
   const indexOffset = out.position;
-  trailer.writeVInt(blocks);
+  trailer.writeVInt(count);
   trailer.writeBytes(index.view0());
   trailer.writeFloat64(indexOffset);
   out.write(trailer.view0());

@@ -1,6 +1,66 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ByteReader } from '../store/byte-reader.js';
-import type { ByteWriter } from '../store/byte-writer.js';
+import { ByteWriter } from '../store/byte-writer.js';
 import type { StoredRecord, StoredValue } from '../document.js';
+
+/** Stored records are compressed together until a block holds this many bytes. */
+export const STORED_BLOCK_BYTES = 16 * 1024;
+
+/** A compressed block of stored records: `firstDoc` and the records after it, raw deflate of (length · record)*. */
+export interface StoredBlock {
+  firstDoc: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * Gathers encoded stored records into blocks and compresses each block as it fills: the one
+ * definition of `.fdt` blocks, used by the indexing buffer (which compresses as documents
+ * arrive, so that it holds compressed text) and by the generation writer (merges).
+ */
+export class StoredBlockWriter {
+  private readonly block = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  private firstDoc = 0;
+  private docs = 0;
+
+  /** `emit` receives each compressed block; its bytes may be a view into a larger buffer: copy them to keep them. */
+  constructor(private readonly emit: (block: StoredBlock) => void) {}
+
+  /** Appends the next document's record. */
+  add(record: Uint8Array): void {
+    this.block.writeVInt(record.length);
+    this.block.writeBytes(record);
+    this.docs++;
+    if (this.block.length >= STORED_BLOCK_BYTES) this.finishBlock();
+  }
+
+  /** Bytes held uncompressed (the block being filled). */
+  get pendingBytes(): number {
+    return this.block.length;
+  }
+
+  /** Compresses the block being filled, if any; later records start a new block. */
+  finishBlock(): void {
+    if (this.docs === this.firstDoc) return;
+    // Level 1: stored text is read back a block at a time, and level 1 is the fastest that
+    // still compresses RFC text about 3x.
+    this.emit({ firstDoc: this.firstDoc, bytes: deflateRawSync(this.block.view0(), { level: 1 }) });
+    this.block.reset();
+    this.firstDoc = this.docs;
+  }
+}
+
+/** The records of compressed blocks, in order (the inverse of {@link StoredBlockWriter}). */
+export function* recordsOfBlocks(blocks: Iterable<StoredBlock>): Generator<Uint8Array> {
+  for (const block of blocks) {
+    const bytes = inflateRawSync(block.bytes);
+    const reader = new ByteReader(bytes);
+    while (reader.remaining > 0) {
+      const length = reader.readVInt();
+      yield bytes.subarray(reader.pos, reader.pos + length);
+      reader.pos += length;
+    }
+  }
+}
 
 const TAG_STRING = 0;
 const TAG_STRINGS = 1;

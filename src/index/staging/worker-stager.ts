@@ -2,8 +2,10 @@ import { Worker } from 'node:worker_threads';
 import { diskFullError, isDiskFull, SearchError } from '../../errors.js';
 import type { DocumentInput } from '../document.js';
 import type { SchemaOptions } from '../schema.js';
-import type { FlushedGeneration } from './flushed-generation.js';
-import type { StagedOp, ToIndexingWorker } from './indexing-worker.js';
+import { transferablesOf } from '../generation/buffer-source.js';
+import type { FlushedGeneration, FlushPart } from './flushed-generation.js';
+import type { ToIndexingWorker } from './indexing-worker.js';
+import { stagedPut, type StagedOp } from './staged-op.js';
 import type { AllocateGeneration, PendingFlush, Stager } from './stager.js';
 
 /** Operations are sent to a worker in batches of this many, or at the end of the event-loop turn. */
@@ -26,14 +28,24 @@ interface IndexingThread {
   inFlight: number;
   changes: number;
   nextCut: number;
-  waiting: Map<number, { resolve: (result: FlushedGeneration) => void; reject: (error: Error) => void }>;
+  /** Requests about a cut (flush, export) waiting for the worker's answer, by cut id. */
+  waiting: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+}
+
+/** A cut of one thread's buffer. */
+interface Cut {
+  thread: IndexingThread;
+  id: number;
+  changes: number;
 }
 
 /**
  * Inverts staged documents in worker threads, so that analysis and inversion (most of the
  * cost of indexing) leave the thread that serves HTTP and queries. Keys are routed by hash:
- * all changes of one key go to one worker, in order. Each worker writes its own buffers as
- * generations; the serial updater publishes them.
+ * all changes of one key go to one worker, in order. A buffer that fills up is written by its
+ * worker as a generation of its own; at a commit the workers' buffers become one generation
+ * (the others send theirs, inverted, to the one with the most changes). The serial updater
+ * publishes them.
  */
 export class WorkerStager implements Stager {
   private readonly threads: IndexingThread[];
@@ -73,7 +85,7 @@ export class WorkerStager implements Stager {
     if (thread.worker !== undefined) return thread.worker;
     const worker = new Worker(new URL('./indexing-worker.js', import.meta.url), { workerData: this.setup });
     thread.worker = worker;
-    worker.on('message', (message: { type: string; id?: number; count?: number; result?: FlushedGeneration; message?: string; code?: unknown }) => {
+    worker.on('message', (message: { type: string; id?: number; count?: number; result?: FlushedGeneration; part?: FlushPart; message?: string; code?: unknown }) => {
       if (message.type === 'done') {
         thread.inFlight -= message.count!;
         if (this.inFlight() < MAX_IN_FLIGHT) for (const resolve of this.readyWaiters.splice(0)) resolve();
@@ -91,7 +103,8 @@ export class WorkerStager implements Stager {
         thread.openCuts--;
         waiter.resolve(message.result!);
         this.stopWhenIdle(thread);
-      } else {
+      } else if (message.type === 'exported') waiter.resolve(message.part!);
+      else {
         // The worker's error crosses the thread boundary as text; its code says whether the disk is full.
         const cause = Object.assign(new Error(message.message), { code: message.code });
         waiter.reject(
@@ -133,7 +146,7 @@ export class WorkerStager implements Stager {
   }
 
   put(doc: DocumentInput): void {
-    this.enqueue(this.route(doc.key), { p: doc });
+    this.enqueue(this.route(doc.key), stagedPut(doc));
   }
 
   delete(key: string): void {
@@ -153,8 +166,14 @@ export class WorkerStager implements Stager {
     return count;
   }
 
+  /**
+   * One pending flush for all threads: their buffers become one generation (fewer, larger
+   * generations: fewer files, fewer merges), written by the thread with the most changes
+   * from its own buffer and the others' exported parts.
+   */
   cut(): PendingFlush[] {
-    return this.threads.filter((thread) => thread.changes > 0).map((thread) => this.cutThread(thread));
+    const cuts = this.threads.filter((thread) => thread.changes > 0).map((thread) => this.cutOf(thread));
+    return cuts.length === 0 ? [] : [this.pendingFlush(cuts)];
   }
 
   async close(): Promise<void> {
@@ -179,6 +198,11 @@ export class WorkerStager implements Stager {
   }
 
   private cutThread(thread: IndexingThread): PendingFlush {
+    return this.pendingFlush([this.cutOf(thread)]);
+  }
+
+  /** Ends the thread's current buffer (a new one starts for the changes that follow). */
+  private cutOf(thread: IndexingThread): Cut {
     this.check();
     this.send(thread);
     const id = ++thread.nextCut;
@@ -186,18 +210,32 @@ export class WorkerStager implements Stager {
     thread.openCuts++;
     const changes = thread.changes;
     thread.changes = 0;
+    return { thread, id, changes };
+  }
+
+  private pendingFlush(cuts: Cut[]): PendingFlush {
+    // The cut with the most changes is written where it is; the others are sent to it.
+    const [primary, ...others] = [...cuts].sort((a, b) => b.changes - a.changes);
     let generation: number | undefined;
     let done: Promise<FlushedGeneration> | undefined;
+    const write = async (into: number): Promise<FlushedGeneration> => {
+      if (others.length > 0) this.post(primary!.thread, { type: 'prepare', id: primary!.id });
+      const parts = await Promise.all(others.map((cut) => this.request<FlushPart>(cut, { type: 'export', id: cut.id })));
+      const transfer = parts.flatMap((part) => [...transferablesOf(part.inverted), part.liveDocs.buffer as ArrayBuffer, part.killed.buffer as ArrayBuffer]);
+      const result = await this.request<FlushedGeneration>(primary!, { type: 'flush', id: primary!.id, generation: into, parts }, transfer);
+      for (const cut of others) {
+        cut.thread.openCuts--;
+        if (cut.thread.worker !== undefined) cut.thread.worker.postMessage({ type: 'release', id: cut.id } satisfies ToIndexingWorker);
+        this.stopWhenIdle(cut.thread);
+      }
+      return result;
+    };
     return {
-      changes,
+      changes: cuts.reduce((sum, cut) => sum + cut.changes, 0),
       result: () => {
         if (done !== undefined) return done;
         generation ??= this.allocate();
-        const attempt = new Promise<FlushedGeneration>((resolve, reject) => {
-          this.check();
-          thread.waiting.set(id, { resolve, reject });
-          this.post(thread, { type: 'flush', id, generation: generation! });
-        });
+        const attempt = write(generation);
         done = attempt;
         attempt.catch(() => {
           if (done === attempt) done = undefined;
@@ -205,6 +243,15 @@ export class WorkerStager implements Stager {
         return attempt;
       },
     };
+  }
+
+  /** Sends a request about a cut to its worker; resolves with the answer. */
+  private request<T>(cut: Cut, message: ToIndexingWorker, transfer: ArrayBuffer[] = []): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.check();
+      cut.thread.waiting.set(cut.id, { resolve: resolve as (value: unknown) => void, reject });
+      this.workerOf(cut.thread).postMessage(message, transfer);
+    });
   }
 
   private enqueue(thread: IndexingThread, op: StagedOp): void {

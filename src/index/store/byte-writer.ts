@@ -90,9 +90,17 @@ export class ByteWriter {
       for (let i = 0; i < value.length; i++) this.bytes[this.length++] = value.charCodeAt(i);
       return;
     }
-    const encoded = encoder.encode(value);
-    this.writeVInt(encoded.length);
-    this.writeBytes(encoded);
+    // Encode in place (no temporary array): reserve the prefix for the shortest possible
+    // UTF-8 length, and move the bytes in the rare case the real length needs a longer one.
+    const reserved = vIntLength(value.length);
+    // (+10: writeVInt below must find room without growing, which would drop the bytes past `length`.)
+    if (this.length + 10 + 3 * value.length > this.bytes.length) this.grow(10 + 3 * value.length);
+    const start = this.length + reserved;
+    const written = encoder.encodeInto(value, this.bytes.subarray(start)).written;
+    const prefix = vIntLength(written);
+    if (prefix !== reserved) this.bytes.copyWithin(this.length + prefix, start, start + written);
+    this.writeVInt(written);
+    this.length += written;
   }
 
   private grow(needed: number): void {
@@ -109,4 +117,14 @@ function isShortAscii(value: string): boolean {
   if (value.length > 64) return false;
   for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return false;
   return true;
+}
+
+/** Bytes of `value` as a VInt. */
+function vIntLength(value: number): number {
+  let length = 1;
+  while (value > 0x7f) {
+    value = Math.floor(value / 128);
+    length++;
+  }
+  return length;
 }
