@@ -1,6 +1,8 @@
 import { NO_MORE_DOCS, type PostingsIterator } from '../index/generation-view.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 
+const NO_POSITIONS = new Int32Array(0);
+
 /**
  * The documents of one field where a phrase occurs, with `freq()` = the number of its
  * occurrences, shaped like a postings list so that {@link Bm25fScorer} scores a phrase as a
@@ -41,10 +43,14 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     const rank = new Int32Array(order.length);
     order.forEach((orig, r) => (rank[orig] = r));
     this.its = order.map((i) => uniquePostings[i]);
-    this.slotIt = Int32Array.from(slotTerm, (t) => rank[t]);
-    this.slotOffset = Int32Array.from(offsets);
-    this.termPositions = this.its.map(() => new Int32Array(0));
-    this.slotPositions = slotTerm.map(() => new Int32Array(0));
+    this.slotIt = new Int32Array(slotTerm.length);
+    this.slotOffset = new Int32Array(slotTerm.length);
+    for (let j = 0; j < slotTerm.length; j++) {
+      this.slotIt[j] = rank[slotTerm[j]];
+      this.slotOffset[j] = offsets[j];
+    }
+    this.termPositions = this.its.map(() => NO_POSITIONS);
+    this.slotPositions = slotTerm.map(() => NO_POSITIONS);
     this.pointers = new Int32Array(slotTerm.length);
     this.ratioIts = this.its.map(freqRatioImpacts);
     // A phrase occurrence needs an occurrence of every term: its count is at most the
@@ -77,7 +83,40 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     return this.doNext(this.its[0].advance(target));
   }
 
-  private doNext(candidate: number): number {
+  /**
+   * Two-phase iteration (see {@link PhraseScorer}): the next document holding every term,
+   * the phrase not checked yet. Until {@link verify}, `freq()` is undefined and
+   * {@link freqBound} bounds it.
+   */
+  nextCandidate(): number {
+    return (this.doc = this.conjoin(this.its[0].nextDoc()));
+  }
+
+  /** Like {@link nextCandidate}, for the first candidate >= target. */
+  advanceCandidate(target: number): number {
+    return (this.doc = this.conjoin(this.its[0].advance(target)));
+  }
+
+  /**
+   * An upper bound of the phrase's frequency in the current candidate: an occurrence takes
+   * one position of every term, so there are at most as many as the rarest term has.
+   */
+  freqBound(): number {
+    let bound = this.its[0].freq();
+    for (let i = 1; i < this.its.length; i++) {
+      const f = this.its[i].freq();
+      if (f < bound) bound = f;
+    }
+    return bound;
+  }
+
+  /** Checks the positions of the current candidate: its phrase frequency (0: no occurrence). */
+  verify(): number {
+    return (this.phraseFreq = this.countOccurrences());
+  }
+
+  /** The first document >= candidate (the lead's current one) where every term occurs. */
+  private conjoin(candidate: number): number {
     const its = this.its;
     const lead = its[0];
     let doc = candidate;
@@ -90,12 +129,20 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
           continue outer;
         }
       }
+      return doc;
+    }
+    return NO_MORE_DOCS;
+  }
+
+  private doNext(candidate: number): number {
+    let doc = this.conjoin(candidate);
+    while (doc !== NO_MORE_DOCS) {
       const pf = this.countOccurrences();
       if (pf > 0) {
         this.phraseFreq = pf;
         return (this.doc = doc);
       }
-      doc = lead.nextDoc();
+      doc = this.conjoin(this.its[0].nextDoc());
     }
     this.phraseFreq = 0;
     return (this.doc = NO_MORE_DOCS);

@@ -1,12 +1,34 @@
 import { NO_MORE_DOCS, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
+import { sumRange, unpack, unpackDeltas, unpackOne } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
 const EMPTY_POSITIONS = new Int32Array(0);
+const EMPTY_BYTES = new Uint8Array(0);
 
+/**
+ * Decode buffers are views carved out of shared slabs: a typed array of its own costs an
+ * off-heap allocation (about a microsecond, and a query opens an iterator per term, field and
+ * generation), a view of a slab a few tens of nanoseconds. A slab is never handed out twice:
+ * the garbage collector frees it once no iterator holds a view of it.
+ */
+const SLAB_BUFFERS = 64;
+let slab = new Int32Array(0);
+let slabAt = 0;
+
+function blockBuffer(): Int32Array {
+  if (slabAt + POSTINGS_BLOCK_SIZE > slab.length) {
+    slab = new Int32Array(POSTINGS_BLOCK_SIZE * SLAB_BUFFERS);
+    slabAt = 0;
+  }
+  const buffer = slab.subarray(slabAt, slabAt + POSTINGS_BLOCK_SIZE);
+  slabAt += POSTINGS_BLOCK_SIZE;
+  return buffer;
+}
 /**
  * The parsed header and skip table of one postings list. Immutable, so readers cache it and
  * share it between iterators: a common term's skip table is parsed once, not per query.
+ * Byte offsets (`blockByteStart`) are relative to the list's first byte.
  */
 export interface PostingsShape {
   readonly docFreq: number;
@@ -17,15 +39,14 @@ export interface PostingsShape {
   readonly blockLastDoc: Int32Array;
   readonly blockByteStart: Int32Array;
   readonly blockPosStart: Float64Array;
-  readonly blockPosLength: Int32Array;
   readonly blockMaxFreqs: Int32Array;
   readonly blockMinLengths: Int32Array;
   readonly blockMaxRatios: Float32Array;
 }
 
-/** Parses a postings list's header and skip table (layout in generation-files.ts). */
-export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart: number, posLength: number): PostingsShape {
-  let at = 0;
+/** Parses a postings list's header and skip table (format at the top of generation-writer.ts). */
+export function parsePostingsShape(bytes: Uint8Array, at: number, length: number, docFreq: number, posStart: number): PostingsShape {
+  const start = at;
   const read = (): number => {
     let b = bytes[at++]!;
     if (b < 0x80) return b;
@@ -57,7 +78,6 @@ export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart:
     blockLastDoc: new Int32Array(blocks),
     blockByteStart: new Int32Array(blocks + 1),
     blockPosStart: new Float64Array(blocks),
-    blockPosLength: new Int32Array(blocks),
     blockMaxFreqs: new Int32Array(blocks),
     blockMinLengths: new Int32Array(blocks),
     blockMaxRatios: new Float32Array(blocks),
@@ -67,11 +87,10 @@ export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart:
     // One block: its recorded end is a bound, not a document.
     shape.blockLastDoc[0] = NO_MORE_DOCS - 1;
     shape.blockPosStart[0] = posStart;
-    shape.blockPosLength[0] = posLength;
     shape.blockMaxFreqs[0] = maxFreq;
     shape.blockMinLengths[0] = minLength;
-    shape.blockByteStart[0] = at;
-    shape.blockByteStart[1] = bytes.length;
+    shape.blockByteStart[0] = at - start;
+    shape.blockByteStart[1] = length;
     return shape;
   }
   let lastDoc = -1;
@@ -82,63 +101,87 @@ export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart:
     shape.blockLastDoc[b] = lastDoc;
     byteLength[b] = read();
     shape.blockPosStart[b] = posAt;
-    const blockPos = read();
-    shape.blockPosLength[b] = blockPos;
-    posAt += blockPos;
+    posAt += read();
     shape.blockMaxFreqs[b] = read();
     shape.blockMinLengths[b] = read();
     shape.blockMaxRatios[b] = readFloat32();
   }
-  let start = at;
+  let blockStart = at - start;
   for (let b = 0; b < blocks; b++) {
-    shape.blockByteStart[b] = start;
-    start += byteLength[b]!;
+    shape.blockByteStart[b] = blockStart;
+    blockStart += byteLength[b]!;
   }
-  shape.blockByteStart[blocks] = start;
+  shape.blockByteStart[blocks] = blockStart;
   return shape;
 }
 
 /**
- * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). Blocks are
- * decoded on demand, so advancing past whole blocks (dynamic pruning) costs no decoding.
+ * Where the iterator reads positions: the whole `.pos` file when the reader holds it in
+ * memory (no read per block), else an input read block by block.
+ */
+export type PositionsSource = { bytes: Uint8Array } | { input: IndexInput };
+
+/**
+ * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). Decoding is
+ * lazy, because conjunctions and phrases look at far more documents than they score:
+ *
+ * - a block's doc ids are decoded only when the iterator lands in it (advancing past whole
+ *   blocks, by the skip table, costs nothing);
+ * - a frequency is read only when asked for, straight from its bit-packed slot;
+ * - positions are read only for the documents asked for: a document's positions start at
+ *   the sum of the frequencies before it in the block, and are read from there.
  */
 export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts {
   readonly docFreq: number;
   readonly maxFreq: number;
   readonly minLength: number;
   readonly maxFreqRatio: number;
+  /** The list's parsed header and skip table (readers cache it). */
+  readonly shape: PostingsShape;
 
   private readonly bytes: Uint8Array;
+  /** Where the list starts in `bytes`. */
+  private readonly base: number;
   private readonly blockCount: number;
   private readonly blockLastDoc: Int32Array;
   private readonly blockByteStart: Int32Array;
   private readonly blockPosStart: Float64Array;
-  private readonly blockPosLength: Int32Array;
   private readonly blockMaxFreqs: Int32Array;
   private readonly blockMinLengths: Int32Array;
   private readonly blockMaxRatios: Float32Array;
 
-  private readonly docs = new Int32Array(POSTINGS_BLOCK_SIZE);
-  private readonly freqs = new Int32Array(POSTINGS_BLOCK_SIZE);
+  private readonly docs = blockBuffer();
   private block = -1;
   private inBlock = 0;
   private index = -1;
   private current = -1;
   private shallowBlock = 0;
+  /** Bit widths of the current block's deltas, frequencies and positions. */
+  private freqWidth = 0;
+  private positionWidth = 0;
+  /** Where the current block's frequencies start in `bytes`. */
+  private freqAt = 0;
 
-  private positionBytes: Uint8Array | null = null;
-  private positionCursor = 0;
+  private readonly positionsSource: PositionsSource | null;
+  /** Positions of the current block: the bytes and where the block's run starts in them (-1: not read yet). */
+  private positionBytes: Uint8Array = EMPTY_BYTES;
+  private positionAt = -1;
+  /** Running sum of frequencies: documents before `positionDoc` in the block have `positionValue` positions. */
   private positionDoc = 0;
-  private positionBuffer = new Int32Array(16);
+  private positionValue = 0;
+  private positionBuffer: Int32Array = EMPTY_POSITIONS;
+  /**
+   * Views of positionBuffer by length, made once: `subarray` per call cost more than
+   * decoding the positions (documents of a list share a few frequencies).
+   */
+  private positionViews: Int32Array[] = [];
   /** Index in the block whose positions are in positionBuffer (-1: none). */
   private positionsOfDoc = -1;
 
-  constructor(
-    bytes: Uint8Array,
-    shape: PostingsShape,
-    private readonly positionsInput: IndexInput | null,
-  ) {
+  constructor(bytes: Uint8Array, base: number, shape: PostingsShape, positions: PositionsSource | null) {
     this.bytes = bytes;
+    this.base = base;
+    this.shape = shape;
     this.docFreq = shape.docFreq;
     this.maxFreq = shape.maxFreq;
     this.minLength = shape.minLength;
@@ -147,10 +190,10 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     this.blockLastDoc = shape.blockLastDoc;
     this.blockByteStart = shape.blockByteStart;
     this.blockPosStart = shape.blockPosStart;
-    this.blockPosLength = shape.blockPosLength;
     this.blockMaxFreqs = shape.blockMaxFreqs;
     this.blockMinLengths = shape.blockMinLengths;
     this.blockMaxRatios = shape.blockMaxRatios;
+    this.positionsSource = positions;
   }
 
   docId(): number {
@@ -159,7 +202,10 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   nextDoc(): number {
     if (++this.index < this.inBlock) return (this.current = this.docs[this.index]!);
-    if (this.block + 1 >= this.blockCount) return (this.current = NO_MORE_DOCS);
+    if (this.block + 1 >= this.blockCount) {
+      this.index = this.inBlock;
+      return (this.current = NO_MORE_DOCS);
+    }
     this.loadBlock(this.block + 1);
     this.index = 0;
     return (this.current = this.docs[0]!);
@@ -190,7 +236,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   }
 
   freq(): number {
-    return this.freqs[this.index]!;
+    return this.freqWidth === 0 ? 1 : unpackOne(this.bytes, this.freqAt, this.index, this.freqWidth) + 1;
   }
 
   advanceShallow(target: number): number {
@@ -213,81 +259,68 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   }
 
   positions(): Int32Array {
-    const input = this.positionsInput;
-    if (input === null) return EMPTY_POSITIONS;
-    if (this.positionBytes === null) {
-      this.positionBytes = input.read(this.blockPosStart[this.block]!, this.blockPosLength[this.block]!);
-      this.positionCursor = 0;
-      this.positionDoc = 0;
+    const source = this.positionsSource;
+    if (source === null) return EMPTY_POSITIONS;
+    const index = this.index;
+    const freq = this.freq();
+    if (this.positionsOfDoc === index) return this.positionView(freq);
+    if (this.positionAt < 0) this.readPositionBlock(source);
+    // The documents before this one in the block hold the positions before its own: the sum
+    // of their frequencies (freq - 1 is what is packed), carried on from the last call.
+    const from = this.positionDoc;
+    const value = this.positionValue + (index - from) + sumRange(this.bytes, this.freqAt, from, index - from, this.freqWidth);
+    this.positionValue = value;
+    this.positionDoc = index;
+    if (this.positionBuffer.length < freq) {
+      this.positionBuffer = new Int32Array(Math.max(freq, 16, this.positionBuffer.length * 2));
+      this.positionViews = [];
     }
-    const bytes = this.positionBytes;
-    if (this.positionDoc === this.index + 1 && this.positionsOfDoc === this.index) return this.positionBuffer.subarray(0, this.freqs[this.index]!);
-    let at = this.positionCursor;
-    // Skip the positions of the documents of this block that were passed over.
-    for (; this.positionDoc < this.index; this.positionDoc++) {
-      for (let n = this.freqs[this.positionDoc]!; n > 0; n--) while (bytes[at++]! >= 0x80);
+    unpack(this.positionBytes, this.positionAt, value, freq, this.positionWidth, 0, this.positionBuffer);
+    this.positionsOfDoc = index;
+    return this.positionView(freq);
+  }
+
+  private positionView(length: number): Int32Array {
+    let view = this.positionViews[length];
+    if (view === undefined) {
+      view = this.positionBuffer.subarray(0, length);
+      this.positionViews[length] = view;
     }
-    const freq = this.freqs[this.index]!;
-    if (this.positionBuffer.length < freq) this.positionBuffer = new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
-    const out = this.positionBuffer;
-    let position = 0;
-    for (let p = 0; p < freq; p++) {
-      let b = bytes[at++]!;
-      let delta = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = bytes[at++]!;
-        delta |= (b & 0x7f) << shift;
-        shift += 7;
-      }
-      position += delta;
-      out[p] = position;
+    return view;
+  }
+
+  /** Prepares reading positions in the current block: where its `.pos` run is. */
+  private readPositionBlock(source: PositionsSource): void {
+    const start = this.blockPosStart[this.block]!;
+    if ('bytes' in source) {
+      this.positionBytes = source.bytes;
+      this.positionAt = start;
+    } else {
+      // Only the run of this block: its length follows from the frequencies and the width.
+      const count = this.inBlock;
+      const total = count + sumRange(this.bytes, this.freqAt, 0, count, this.freqWidth);
+      this.positionBytes = source.input.read(start, ((total * this.positionWidth + 31) >>> 5) << 2);
+      this.positionAt = 0;
     }
-    this.positionCursor = at;
-    this.positionDoc = this.index + 1;
-    this.positionsOfDoc = this.index;
-    return out.subarray(0, freq);
   }
 
   private loadBlock(block: number): void {
     this.block = block;
-    this.positionBytes = null;
+    this.positionAt = -1;
+    this.positionDoc = 0;
+    this.positionValue = 0;
     this.positionsOfDoc = -1;
     const bytes = this.bytes;
-    let at = this.blockByteStart[block]!;
+    const at = this.base + this.blockByteStart[block]!;
     const remaining = this.docFreq - block * POSTINGS_BLOCK_SIZE;
     const count = remaining < POSTINGS_BLOCK_SIZE ? remaining : POSTINGS_BLOCK_SIZE;
-    let doc = block === 0 ? -1 : this.blockLastDoc[block - 1]!;
-    const docs = this.docs;
-    const freqs = this.freqs;
-    for (let i = 0; i < count; i++) {
-      let b = bytes[at++]!;
-      let code = b & 0x7f;
-      if (b >= 0x80) {
-        let shift = 7;
-        do {
-          b = bytes[at++]!;
-          code += (b & 0x7f) * 2 ** shift;
-          shift += 7;
-        } while (b >= 0x80);
-      }
-      if (code % 2 === 1) {
-        doc += (code - 1) / 2;
-        freqs[i] = 1;
-      } else {
-        doc += code / 2;
-        b = bytes[at++]!;
-        let freq = b & 0x7f;
-        let shift = 7;
-        while (b >= 0x80) {
-          b = bytes[at++]!;
-          freq |= (b & 0x7f) << shift;
-          shift += 7;
-        }
-        freqs[i] = freq;
-      }
-      docs[i] = doc;
-    }
+    const docWidth = bytes[at]!;
+    const freqWidth = bytes[at + 1]!;
+    this.freqWidth = freqWidth;
+    this.positionWidth = bytes[at + 2]!;
+    const docsAt = at + 4;
+    this.freqAt = docsAt + (((count * docWidth + 31) >>> 5) << 2);
+    unpackDeltas(bytes, docsAt, count, docWidth, block === 0 ? -1 : this.blockLastDoc[block - 1]!, this.docs);
     this.inBlock = count;
   }
 }

@@ -1,0 +1,161 @@
+import type { ByteWriter } from '../store/byte-writer.js';
+
+/**
+ * Frame-of-reference bit packing of the postings format (Lucene's ForUtil, tantivy's
+ * bitpacker): `count` unsigned integers of `width` bits each (0..32), written low bits first
+ * into little-endian 32-bit words, so a run of them takes `4 * ceil(count * width / 32)`
+ * bytes. Width 0 stores nothing (every value is 0).
+ *
+ * Why not varints: a fixed width decodes without a branch per byte, and value i of a run is
+ * at a known bit offset, so one value (a term frequency) can be read without decoding the
+ * ones before it. Words are assembled from bytes, so runs need no alignment in the file.
+ */
+
+/** Bits needed to store `value` (0 for 0), for 0 <= value < 2^32. */
+export function bitWidth(value: number): number {
+  return value === 0 ? 0 : 32 - Math.clz32(value);
+}
+
+/** Bytes taken by `count` values of `width` bits. */
+export function packedBytes(count: number, width: number): number {
+  return ((count * width + 31) >>> 5) << 2;
+}
+
+/** Appends values[from .. from + count) at `width` bits each (values must fit). */
+export function packInto(out: ByteWriter, values: ArrayLike<number>, from: number, count: number, width: number): void {
+  if (width === 0 || count === 0) return;
+  let acc = 0;
+  let used = 0;
+  for (let i = from; i < from + count; i++) {
+    const value = values[i]!;
+    acc |= value << used;
+    used += width;
+    if (used >= 32) {
+      out.writeUint32(acc >>> 0);
+      used -= 32;
+      // The bits of `value` that did not fit start the next word (none when used is 0).
+      acc = used === 0 ? 0 : value >>> (width - used);
+    }
+  }
+  if (used > 0) out.writeUint32(acc >>> 0);
+}
+
+/** The little-endian 32-bit word at `at` (as a signed int32: only bit operations use it). */
+function word(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+/** Value `index` of the run of `width`-bit values that starts at byte `at` (width > 0). */
+export function unpackOne(bytes: Uint8Array, at: number, index: number, width: number): number {
+  const bit = index * width;
+  const p = at + ((bit >>> 5) << 2);
+  const shift = bit & 31;
+  let value = word(bytes, p) >>> shift;
+  if (shift + width > 32) value |= word(bytes, p + 4) << (32 - shift);
+  return width === 32 ? value >>> 0 : value & ((1 << width) - 1);
+}
+
+/**
+ * Decodes values[start .. start + count) of the run at byte `at` into out[0 .. count),
+ * each plus `add`. Width 32 only comes with huge gaps or positions: it takes a plain path.
+ */
+export function unpack(
+  bytes: Uint8Array,
+  at: number,
+  start: number,
+  count: number,
+  width: number,
+  add: number,
+  out: Int32Array,
+): void {
+  if (width === 0) {
+    out.fill(add, 0, count);
+    return;
+  }
+  if (width === 32) {
+    for (let i = 0; i < count; i++) out[i] = (word(bytes, at + ((start + i) << 2)) >>> 0) + add;
+    return;
+  }
+  const mask = (1 << width) - 1;
+  const bit = start * width;
+  let p = at + ((bit >>> 5) << 2);
+  let acc = word(bytes, p) >>> (bit & 31);
+  let left = 32 - (bit & 31);
+  for (let i = 0; i < count; i++) {
+    if (width <= left) {
+      out[i] = (acc & mask) + add;
+      acc >>>= width;
+      left -= width;
+    } else {
+      p += 4;
+      const next = word(bytes, p);
+      out[i] = ((acc | (next << left)) & mask) + add;
+      acc = next >>> (width - left);
+      left += 32 - width;
+    }
+  }
+}
+
+/** The sum of values[start .. start + count) of the run at byte `at`. */
+export function sumRange(bytes: Uint8Array, at: number, start: number, count: number, width: number): number {
+  if (width === 0 || count === 0) return 0;
+  if (width === 32) {
+    let total = 0;
+    for (let i = 0; i < count; i++) total += word(bytes, at + ((start + i) << 2)) >>> 0;
+    return total;
+  }
+  const mask = (1 << width) - 1;
+  const bit = start * width;
+  let p = at + ((bit >>> 5) << 2);
+  let acc = word(bytes, p) >>> (bit & 31);
+  let left = 32 - (bit & 31);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    if (width <= left) {
+      total += acc & mask;
+      acc >>>= width;
+      left -= width;
+    } else {
+      p += 4;
+      const next = word(bytes, p);
+      total += (acc | (next << left)) & mask;
+      acc = next >>> (width - left);
+      left += 32 - width;
+    }
+  }
+  return total;
+}
+
+/**
+ * Decodes a run of `count` gaps minus one (the doc-id deltas of a block) into ascending
+ * doc ids after `base`: out[i] = base + Σ_{j <= i} (value_j + 1).
+ */
+export function unpackDeltas(bytes: Uint8Array, at: number, count: number, width: number, base: number, out: Int32Array): void {
+  let doc = base;
+  if (width === 0) {
+    for (let i = 0; i < count; i++) out[i] = ++doc;
+    return;
+  }
+  if (width === 32) {
+    for (let i = 0; i < count; i++) out[i] = doc += (word(bytes, at + (i << 2)) >>> 0) + 1;
+    return;
+  }
+  const mask = (1 << width) - 1;
+  let p = at;
+  let acc = word(bytes, p);
+  let left = 32;
+  for (let i = 0; i < count; i++) {
+    if (width <= left) {
+      doc += (acc & mask) + 1;
+      acc >>>= width;
+      left -= width;
+    } else {
+      p += 4;
+      const next = word(bytes, p);
+      doc += ((acc | (next << left)) & mask) + 1;
+      acc = next >>> (width - left);
+      left += 32 - width;
+    }
+    out[i] = doc;
+  }
+}
