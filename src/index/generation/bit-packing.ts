@@ -8,7 +8,7 @@ import type { ByteWriter } from '../store/byte-writer.js';
  *
  * Why not varints: a fixed width decodes without a branch per byte, and value i of a run is
  * at a known bit offset, so one value (a term frequency) can be read without decoding the
- * ones before it. Words are assembled from bytes, so runs need no alignment in the file.
+ * ones before it. Runs need no alignment in the file.
  */
 
 /** Bits needed to store `value` (0 for 0), for 0 <= value < 2^32. */
@@ -40,18 +40,22 @@ export function packInto(out: ByteWriter, values: ArrayLike<number>, from: numbe
   if (used > 0) out.writeUint32(acc >>> 0);
 }
 
-/** The little-endian 32-bit word at `at` (as a signed int32: only bit operations use it). */
-function word(bytes: Uint8Array, at: number): number {
-  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+/**
+ * The little-endian 32-bit word at byte `at` (as a signed int32: only bit operations use it).
+ * Readers decode through a DataView: V8 compiles its reads to single loads, aligned or not
+ * (a third faster than assembling words from bytes, measured).
+ */
+function word(view: DataView, at: number): number {
+  return view.getInt32(at, true);
 }
 
 /** Value `index` of the run of `width`-bit values that starts at byte `at` (width > 0). */
-export function unpackOne(bytes: Uint8Array, at: number, index: number, width: number): number {
+export function unpackOne(view: DataView, at: number, index: number, width: number): number {
   const bit = index * width;
   const p = at + ((bit >>> 5) << 2);
   const shift = bit & 31;
-  let value = word(bytes, p) >>> shift;
-  if (shift + width > 32) value |= word(bytes, p + 4) << (32 - shift);
+  let value = word(view, p) >>> shift;
+  if (shift + width > 32) value |= word(view, p + 4) << (32 - shift);
   return width === 32 ? value >>> 0 : value & ((1 << width) - 1);
 }
 
@@ -60,7 +64,7 @@ export function unpackOne(bytes: Uint8Array, at: number, index: number, width: n
  * each plus `add`. Width 32 only comes with huge gaps or positions: it takes a plain path.
  */
 export function unpack(
-  bytes: Uint8Array,
+  view: DataView,
   at: number,
   start: number,
   count: number,
@@ -73,13 +77,13 @@ export function unpack(
     return;
   }
   if (width === 32) {
-    for (let i = 0; i < count; i++) out[i] = (word(bytes, at + ((start + i) << 2)) >>> 0) + add;
+    for (let i = 0; i < count; i++) out[i] = (word(view, at + ((start + i) << 2)) >>> 0) + add;
     return;
   }
   const mask = (1 << width) - 1;
   const bit = start * width;
   let p = at + ((bit >>> 5) << 2);
-  let acc = word(bytes, p) >>> (bit & 31);
+  let acc = word(view, p) >>> (bit & 31);
   let left = 32 - (bit & 31);
   for (let i = 0; i < count; i++) {
     if (width <= left) {
@@ -88,7 +92,7 @@ export function unpack(
       left -= width;
     } else {
       p += 4;
-      const next = word(bytes, p);
+      const next = word(view, p);
       out[i] = ((acc | (next << left)) & mask) + add;
       acc = next >>> (width - left);
       left += 32 - width;
@@ -97,17 +101,17 @@ export function unpack(
 }
 
 /** The sum of values[start .. start + count) of the run at byte `at`. */
-export function sumRange(bytes: Uint8Array, at: number, start: number, count: number, width: number): number {
+export function sumRange(view: DataView, at: number, start: number, count: number, width: number): number {
   if (width === 0 || count === 0) return 0;
   if (width === 32) {
     let total = 0;
-    for (let i = 0; i < count; i++) total += word(bytes, at + ((start + i) << 2)) >>> 0;
+    for (let i = 0; i < count; i++) total += word(view, at + ((start + i) << 2)) >>> 0;
     return total;
   }
   const mask = (1 << width) - 1;
   const bit = start * width;
   let p = at + ((bit >>> 5) << 2);
-  let acc = word(bytes, p) >>> (bit & 31);
+  let acc = word(view, p) >>> (bit & 31);
   let left = 32 - (bit & 31);
   let total = 0;
   for (let i = 0; i < count; i++) {
@@ -117,7 +121,7 @@ export function sumRange(bytes: Uint8Array, at: number, start: number, count: nu
       left -= width;
     } else {
       p += 4;
-      const next = word(bytes, p);
+      const next = word(view, p);
       total += (acc | (next << left)) & mask;
       acc = next >>> (width - left);
       left += 32 - width;
@@ -130,19 +134,19 @@ export function sumRange(bytes: Uint8Array, at: number, start: number, count: nu
  * Decodes a run of `count` gaps minus one (the doc-id deltas of a block) into ascending
  * doc ids after `base`: out[i] = base + Σ_{j <= i} (value_j + 1).
  */
-export function unpackDeltas(bytes: Uint8Array, at: number, count: number, width: number, base: number, out: Int32Array): void {
+export function unpackDeltas(view: DataView, at: number, count: number, width: number, base: number, out: Int32Array): void {
   let doc = base;
   if (width === 0) {
     for (let i = 0; i < count; i++) out[i] = ++doc;
     return;
   }
   if (width === 32) {
-    for (let i = 0; i < count; i++) out[i] = doc += (word(bytes, at + (i << 2)) >>> 0) + 1;
+    for (let i = 0; i < count; i++) out[i] = doc += (word(view, at + (i << 2)) >>> 0) + 1;
     return;
   }
   const mask = (1 << width) - 1;
   let p = at;
-  let acc = word(bytes, p);
+  let acc = word(view, p);
   let left = 32;
   for (let i = 0; i < count; i++) {
     if (width <= left) {
@@ -151,7 +155,7 @@ export function unpackDeltas(bytes: Uint8Array, at: number, count: number, width
       left -= width;
     } else {
       p += 4;
-      const next = word(bytes, p);
+      const next = word(view, p);
       doc += ((acc | (next << left)) & mask) + 1;
       acc = next >>> (width - left);
       left += 32 - width;

@@ -4,7 +4,7 @@ import { sumRange, unpack, unpackDeltas, unpackOne } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
 const EMPTY_POSITIONS = new Int32Array(0);
-const EMPTY_BYTES = new Uint8Array(0);
+const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
 /**
  * Decode buffers are views carved out of shared slabs: a typed array of its own costs an
@@ -119,7 +119,7 @@ export function parsePostingsShape(bytes: Uint8Array, at: number, length: number
  * Where the iterator reads positions: the whole `.pos` file when the reader holds it in
  * memory (no read per block), else an input read block by block.
  */
-export type PositionsSource = { bytes: Uint8Array } | { input: IndexInput };
+export type PositionsSource = { view: DataView } | { input: IndexInput };
 
 /**
  * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). Decoding is
@@ -139,8 +139,9 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   /** The list's parsed header and skip table (readers cache it). */
   readonly shape: PostingsShape;
 
-  private readonly bytes: Uint8Array;
-  /** Where the list starts in `bytes`. */
+  /** The bytes of `.doc` that hold the list (the whole file, or the list alone). */
+  private readonly view: DataView;
+  /** Where the list starts in `view`. */
   private readonly base: number;
   private readonly blockCount: number;
   private readonly blockLastDoc: Int32Array;
@@ -159,12 +160,12 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   /** Bit widths of the current block's deltas, frequencies and positions. */
   private freqWidth = 0;
   private positionWidth = 0;
-  /** Where the current block's frequencies start in `bytes`. */
+  /** Where the current block's frequencies start in `view`. */
   private freqAt = 0;
 
   private readonly positionsSource: PositionsSource | null;
   /** Positions of the current block: the bytes and where the block's run starts in them (-1: not read yet). */
-  private positionBytes: Uint8Array = EMPTY_BYTES;
+  private positionData: DataView = EMPTY_VIEW;
   private positionAt = -1;
   /** Running sum of frequencies: documents before `positionDoc` in the block have `positionValue` positions. */
   private positionDoc = 0;
@@ -178,8 +179,8 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   /** Index in the block whose positions are in positionBuffer (-1: none). */
   private positionsOfDoc = -1;
 
-  constructor(bytes: Uint8Array, base: number, shape: PostingsShape, positions: PositionsSource | null) {
-    this.bytes = bytes;
+  constructor(view: DataView, base: number, shape: PostingsShape, positions: PositionsSource | null) {
+    this.view = view;
     this.base = base;
     this.shape = shape;
     this.docFreq = shape.docFreq;
@@ -236,7 +237,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   }
 
   freq(): number {
-    return this.freqWidth === 0 ? 1 : unpackOne(this.bytes, this.freqAt, this.index, this.freqWidth) + 1;
+    return this.freqWidth === 0 ? 1 : unpackOne(this.view, this.freqAt, this.index, this.freqWidth) + 1;
   }
 
   advanceShallow(target: number): number {
@@ -268,14 +269,14 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     // The documents before this one in the block hold the positions before its own: the sum
     // of their frequencies (freq - 1 is what is packed), carried on from the last call.
     const from = this.positionDoc;
-    const value = this.positionValue + (index - from) + sumRange(this.bytes, this.freqAt, from, index - from, this.freqWidth);
+    const value = this.positionValue + (index - from) + sumRange(this.view, this.freqAt, from, index - from, this.freqWidth);
     this.positionValue = value;
     this.positionDoc = index;
     if (this.positionBuffer.length < freq) {
       this.positionBuffer = new Int32Array(Math.max(freq, 16, this.positionBuffer.length * 2));
       this.positionViews = [];
     }
-    unpack(this.positionBytes, this.positionAt, value, freq, this.positionWidth, 0, this.positionBuffer);
+    unpack(this.positionData, this.positionAt, value, freq, this.positionWidth, 0, this.positionBuffer);
     this.positionsOfDoc = index;
     return this.positionView(freq);
   }
@@ -292,14 +293,15 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   /** Prepares reading positions in the current block: where its `.pos` run is. */
   private readPositionBlock(source: PositionsSource): void {
     const start = this.blockPosStart[this.block]!;
-    if ('bytes' in source) {
-      this.positionBytes = source.bytes;
+    if ('view' in source) {
+      this.positionData = source.view;
       this.positionAt = start;
     } else {
       // Only the run of this block: its length follows from the frequencies and the width.
       const count = this.inBlock;
-      const total = count + sumRange(this.bytes, this.freqAt, 0, count, this.freqWidth);
-      this.positionBytes = source.input.read(start, ((total * this.positionWidth + 31) >>> 5) << 2);
+      const total = count + sumRange(this.view, this.freqAt, 0, count, this.freqWidth);
+      const bytes = source.input.read(start, ((total * this.positionWidth + 31) >>> 5) << 2);
+      this.positionData = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       this.positionAt = 0;
     }
   }
@@ -310,17 +312,19 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     this.positionDoc = 0;
     this.positionValue = 0;
     this.positionsOfDoc = -1;
-    const bytes = this.bytes;
+    const view = this.view;
     const at = this.base + this.blockByteStart[block]!;
     const remaining = this.docFreq - block * POSTINGS_BLOCK_SIZE;
     const count = remaining < POSTINGS_BLOCK_SIZE ? remaining : POSTINGS_BLOCK_SIZE;
-    const docWidth = bytes[at]!;
-    const freqWidth = bytes[at + 1]!;
+    // The header: docWidth, freqWidth, posWidth, 0 (bytes, low first).
+    const header = view.getUint32(at, true);
+    const docWidth = header & 0xff;
+    const freqWidth = (header >>> 8) & 0xff;
     this.freqWidth = freqWidth;
-    this.positionWidth = bytes[at + 2]!;
+    this.positionWidth = (header >>> 16) & 0xff;
     const docsAt = at + 4;
     this.freqAt = docsAt + (((count * docWidth + 31) >>> 5) << 2);
-    unpackDeltas(bytes, docsAt, count, docWidth, block === 0 ? -1 : this.blockLastDoc[block - 1]!, this.docs);
+    unpackDeltas(view, docsAt, count, docWidth, block === 0 ? -1 : this.blockLastDoc[block - 1]!, this.docs);
     this.inBlock = count;
   }
 }

@@ -31,6 +31,15 @@ const POSTINGS_IN_MEMORY_BYTES = 512 * 1024 * 1024;
 const TERM_CACHE_ENTRIES = 4096;
 const SHAPE_CACHE_ENTRIES = 1024;
 
+/** How a {@link GenerationReader} reads its files. */
+export interface GenerationReaderOptions {
+  /**
+   * `.doc` and `.pos` files up to this many bytes are held in memory, bigger ones read with
+   * pread (default 512 MiB; tests lower it to exercise the pread path).
+   */
+  postingsInMemoryUpTo?: number;
+}
+
 interface CachedTerm {
   info: TermInfo;
   /** Parsed when the term's postings are first opened. */
@@ -57,6 +66,7 @@ export class GenerationReader {
   private readonly posInput: IndexInput;
   /** The whole `.doc` file when it is held in memory (lists are then read in place), else null. */
   private readonly docBytes: Uint8Array | null;
+  private readonly docView: DataView | null;
   private readonly positionsSource: PositionsSource;
   private readonly storedInput: IndexInput;
   private readonly lengths = new Map<string, Uint32Array>();
@@ -74,11 +84,11 @@ export class GenerationReader {
   private cachedBlock: { index: number; bytes: Uint8Array; starts: Int32Array; ends: Int32Array } | undefined;
   private closed = false;
 
-  static open(dir: Directory, generation: number): GenerationReader {
-    return new GenerationReader(dir, generation);
+  static open(dir: Directory, generation: number, options: GenerationReaderOptions = {}): GenerationReader {
+    return new GenerationReader(dir, generation, options.postingsInMemoryUpTo ?? POSTINGS_IN_MEMORY_BYTES);
   }
 
-  private constructor(dir: Directory, generation: number) {
+  private constructor(dir: Directory, generation: number, inMemoryUpTo: number) {
     const metaName = generationFile(generation, 'gen');
     const { body } = readCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION);
     try {
@@ -95,12 +105,15 @@ export class GenerationReader {
       const termsStart = dir.fileLength(generationFile(generation, 'tim')) - 8 - terms.body.length;
       this.dictionary = withFile(generationFile(generation, 'tim'), () => new TermDictionaryReader(terms.body, termsStart));
       // Postings and positions are read on every query: held in memory (up to a size per file).
-      this.docInput = openPostingsFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS);
+      this.docInput = openPostingsFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS, inMemoryUpTo);
       opened.push(this.docInput);
-      this.posInput = openPostingsFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS);
+      this.posInput = openPostingsFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS, inMemoryUpTo);
       opened.push(this.posInput);
-      this.docBytes = inMemory(this.docInput) ? this.docInput.read(0, this.docInput.length) : null;
-      this.positionsSource = inMemory(this.posInput) ? { bytes: this.posInput.read(0, this.posInput.length) } : { input: this.posInput };
+      // In memory: lists are read in place (no read, no copy per query); else with pread.
+      this.docBytes = this.docInput.length <= inMemoryUpTo ? this.docInput.read(0, this.docInput.length) : null;
+      this.docView = this.docBytes === null ? null : viewOf(this.docBytes);
+      this.positionsSource =
+        this.posInput.length <= inMemoryUpTo ? { view: viewOf(this.posInput.read(0, this.posInput.length)) } : { input: this.posInput };
       const stored = openCodecFile(dir, generationFile(generation, 'fdt'), CODEC_STORED, FORMAT_VERSION);
       this.storedInput = stored.input;
       opened.push(this.storedInput);
@@ -136,16 +149,20 @@ export class GenerationReader {
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
     const cached = this.cachedTerm(field, term);
     if (cached === null) return null;
-    const iterator = this.postingsOf(cached.info, withPositions, cached.shape);
+    // A field indexed without positions has none to give (its lists have no `.pos` runs).
+    const positions = withPositions && this.fieldMeta.get(field)?.positions === true;
+    const iterator = this.postingsOf(cached.info, positions, cached.shape);
     cached.shape = iterator.shape;
     return iterator;
   }
 
   postingsOf(info: TermInfo, withPositions: boolean, knownShape: PostingsShape | null = null): BlockPostingsIterator {
     let bytes = this.docBytes;
+    let view = this.docView;
     let base = info.docStart;
-    if (bytes === null) {
+    if (bytes === null || view === null) {
       bytes = this.docInput.read(info.docStart, info.docLength);
+      view = viewOf(bytes);
       base = 0;
     }
     let shape = knownShape;
@@ -158,7 +175,7 @@ export class GenerationReader {
         this.shapes.set(info.docStart, shape);
       }
     }
-    return new BlockPostingsIterator(bytes, base, shape, withPositions ? this.positionsSource : null);
+    return new BlockPostingsIterator(view, base, shape, withPositions ? this.positionsSource : null);
   }
 
   private cachedTerm(field: string, term: string): CachedTerm | null {
@@ -264,17 +281,12 @@ export class GenerationReader {
   }
 }
 
-/** Postings and positions are read on every query: held in memory up to a size per file. */
-function inMemory(input: IndexInput): boolean {
-  return input.length <= POSTINGS_IN_MEMORY_BYTES;
-}
-
 /**
  * Opens `.doc` or `.pos`. Only the current postings format is read: an older one would be
  * decoded as garbage, so it is rejected with a message that says what to do.
  */
-function openPostingsFile(dir: Directory, name: string, codec: string): IndexInput {
-  const opened = openCodecFile(dir, name, codec, POSTINGS_FORMAT_VERSION, { inMemoryUpTo: POSTINGS_IN_MEMORY_BYTES });
+function openPostingsFile(dir: Directory, name: string, codec: string, inMemoryUpTo: number): IndexInput {
+  const opened = openCodecFile(dir, name, codec, POSTINGS_FORMAT_VERSION, { inMemoryUpTo });
   if (opened.version !== POSTINGS_FORMAT_VERSION) {
     opened.input.close();
     throw new CorruptIndexError(
@@ -284,6 +296,10 @@ function openPostingsFile(dir: Directory, name: string, codec: string): IndexInp
     );
   }
   return opened.input;
+}
+
+function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function findBlock(blocks: StoredBlock[], docId: number): number {
