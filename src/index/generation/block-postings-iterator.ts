@@ -4,6 +4,7 @@ import { sumRange, unpack, unpackDeltas, unpackOne } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
 const EMPTY_POSITIONS = new Int32Array(0);
+const NO_VIEWS: Int32Array[] = [];
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
 /**
@@ -13,18 +14,23 @@ const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
  * the garbage collector frees it once no iterator holds a view of it.
  */
 const SLAB_BUFFERS = 64;
+/** A block's docIds and, after them, a NO_MORE_DOCS sentinel that ends every scan. */
+const BUFFER_SIZE = POSTINGS_BLOCK_SIZE + 1;
 let slab = new Int32Array(0);
 let slabAt = 0;
 
 function blockBuffer(): Int32Array {
-  if (slabAt + POSTINGS_BLOCK_SIZE > slab.length) {
-    slab = new Int32Array(POSTINGS_BLOCK_SIZE * SLAB_BUFFERS);
+  if (slabAt + BUFFER_SIZE > slab.length) {
+    slab = new Int32Array(BUFFER_SIZE * SLAB_BUFFERS);
     slabAt = 0;
   }
-  const buffer = slab.subarray(slabAt, slabAt + POSTINGS_BLOCK_SIZE);
-  slabAt += POSTINGS_BLOCK_SIZE;
+  const buffer = slab.subarray(slabAt, slabAt + BUFFER_SIZE);
+  slabAt += BUFFER_SIZE;
   return buffer;
 }
+
+/** Positions views are cached for frequencies up to this (higher ones are rare). */
+const CACHED_VIEWS = 64;
 /**
  * The parsed header and skip table of one postings list. Immutable, so readers cache it and
  * share it between iterators: a common term's skip table is parsed once, not per query.
@@ -153,6 +159,8 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   private readonly docs = blockBuffer();
   private block = -1;
+  /** Last docId of the current block (a bound for the last block of a list); -1 before the first. */
+  private blockEnd = -1;
   private inBlock = 0;
   private index = -1;
   private current = -1;
@@ -172,10 +180,10 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   private positionValue = 0;
   private positionBuffer: Int32Array = EMPTY_POSITIONS;
   /**
-   * Views of positionBuffer by length, made once: `subarray` per call cost more than
-   * decoding the positions (documents of a list share a few frequencies).
+   * Views of positionBuffer by length (up to CACHED_VIEWS), made once: `subarray` per call
+   * cost more than decoding the positions (documents of a list share a few frequencies).
    */
-  private positionViews: Int32Array[] = [];
+  private positionViews: Int32Array[] = NO_VIEWS;
   /** Index in the block whose positions are in positionBuffer (-1: none). */
   private positionsOfDoc = -1;
 
@@ -201,39 +209,54 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     return this.current;
   }
 
+  // nextDoc and advance are kept small so that callers inline them: the slow paths (a new
+  // block, the end of the list) are methods of their own.
+
   nextDoc(): number {
     if (++this.index < this.inBlock) return (this.current = this.docs[this.index]!);
-    if (this.block + 1 >= this.blockCount) {
-      this.index = this.inBlock;
-      return (this.current = NO_MORE_DOCS);
-    }
+    return this.nextBlock();
+  }
+
+  advance(target: number): number {
+    if (target > this.blockEnd) this.seekBlock(target);
+    // The sentinel after the block's last document ends the scan.
+    const docs = this.docs;
+    let i = this.index + 1;
+    while (docs[i]! < target) i++;
+    const doc = docs[i]!;
+    // Only in the last block (whose recorded end is a bound) or past the end of the list.
+    if (doc === NO_MORE_DOCS) return this.exhaust();
+    this.index = i;
+    return (this.current = doc);
+  }
+
+  private nextBlock(): number {
+    if (this.block + 1 >= this.blockCount) return this.exhaust();
     this.loadBlock(this.block + 1);
     this.index = 0;
     return (this.current = this.docs[0]!);
   }
 
-  advance(target: number): number {
-    if (this.block < 0 || target > this.blockLastDoc[this.block]!) {
-      let b = this.block < 0 ? 0 : this.block + 1;
-      while (b < this.blockCount && this.blockLastDoc[b]! < target) b++;
-      if (b >= this.blockCount) {
-        this.index = this.inBlock;
-        this.block = this.blockCount;
-        return (this.current = NO_MORE_DOCS);
-      }
-      this.loadBlock(b);
-      this.index = -1;
+  /** Loads the first block that may hold a document >= target (none: the list is exhausted). */
+  private seekBlock(target: number): void {
+    let b = this.block < 0 ? 0 : this.block + 1;
+    while (b < this.blockCount && this.blockLastDoc[b]! < target) b++;
+    if (b >= this.blockCount) {
+      this.exhaust();
+      return;
     }
-    const docs = this.docs;
-    let i = this.index + 1;
-    while (i < this.inBlock && docs[i]! < target) i++;
-    if (i >= this.inBlock) {
-      // Only possible in the last block (whose recorded last doc is a bound, not a doc).
-      this.index = this.inBlock;
-      return (this.current = NO_MORE_DOCS);
-    }
-    this.index = i;
-    return (this.current = docs[i]!);
+    this.loadBlock(b);
+    this.index = -1;
+  }
+
+  /** Past the last document: every later move answers NO_MORE_DOCS. */
+  private exhaust(): number {
+    this.block = this.blockCount;
+    this.blockEnd = NO_MORE_DOCS;
+    this.inBlock = 0;
+    this.index = -1;
+    this.docs[0] = NO_MORE_DOCS;
+    return (this.current = NO_MORE_DOCS);
   }
 
   freq(): number {
@@ -264,7 +287,16 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     if (source === null) return EMPTY_POSITIONS;
     const index = this.index;
     const freq = this.freq();
-    if (this.positionsOfDoc === index) return this.positionView(freq);
+    if (this.positionsOfDoc !== index) this.readPositions(source, index, freq);
+    if (freq <= CACHED_VIEWS) {
+      const view = this.positionViews[freq]!;
+      if (view.length === freq) return view;
+    }
+    return this.positionView(freq);
+  }
+
+  /** Decodes the positions of document `index` of the block into positionBuffer. */
+  private readPositions(source: PositionsSource, index: number, freq: number): void {
     if (this.positionAt < 0) this.readPositionBlock(source);
     // The documents before this one in the block hold the positions before its own: the sum
     // of their frequencies (freq - 1 is what is packed), carried on from the last call.
@@ -273,20 +305,16 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     this.positionValue = value;
     this.positionDoc = index;
     if (this.positionBuffer.length < freq) {
-      this.positionBuffer = new Int32Array(Math.max(freq, 16, this.positionBuffer.length * 2));
-      this.positionViews = [];
+      this.positionBuffer = freq <= BUFFER_SIZE ? blockBuffer() : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
+      this.positionViews = new Array<Int32Array>(CACHED_VIEWS + 1).fill(EMPTY_POSITIONS);
     }
     unpack(this.positionData, this.positionAt, value, freq, this.positionWidth, 0, this.positionBuffer);
     this.positionsOfDoc = index;
-    return this.positionView(freq);
   }
 
   private positionView(length: number): Int32Array {
-    let view = this.positionViews[length];
-    if (view === undefined) {
-      view = this.positionBuffer.subarray(0, length);
-      this.positionViews[length] = view;
-    }
+    const view = this.positionBuffer.subarray(0, length);
+    if (length <= CACHED_VIEWS) this.positionViews[length] = view;
     return view;
   }
 
@@ -325,6 +353,8 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     const docsAt = at + 4;
     this.freqAt = docsAt + (((count * docWidth + 31) >>> 5) << 2);
     unpackDeltas(view, docsAt, count, docWidth, block === 0 ? -1 : this.blockLastDoc[block - 1]!, this.docs);
+    this.docs[count] = NO_MORE_DOCS;
     this.inBlock = count;
+    this.blockEnd = this.blockLastDoc[block]!;
   }
 }
