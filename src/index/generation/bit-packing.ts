@@ -100,36 +100,6 @@ export function unpack(
   }
 }
 
-/** The sum of values[start .. start + count) of the run at byte `at`. */
-export function sumRange(view: DataView, at: number, start: number, count: number, width: number): number {
-  if (width === 0 || count === 0) return 0;
-  if (width === 32) {
-    let total = 0;
-    for (let i = 0; i < count; i++) total += word(view, at + ((start + i) << 2)) >>> 0;
-    return total;
-  }
-  const mask = (1 << width) - 1;
-  const bit = start * width;
-  let p = at + ((bit >>> 5) << 2);
-  let acc = word(view, p) >>> (bit & 31);
-  let left = 32 - (bit & 31);
-  let total = 0;
-  for (let i = 0; i < count; i++) {
-    if (width <= left) {
-      total += acc & mask;
-      acc >>>= width;
-      left -= width;
-    } else {
-      p += 4;
-      const next = word(view, p);
-      total += (acc | (next << left)) & mask;
-      acc = next >>> (width - left);
-      left += 32 - width;
-    }
-  }
-  return total;
-}
-
 /**
  * Decodes a run of `count` gaps minus one (the doc-id deltas of a block) into ascending
  * doc ids after `base`: out[i] = base + Σ_{j <= i} (value_j + 1).

@@ -1,6 +1,6 @@
 import { NO_MORE_DOCS, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
-import { sumRange, unpack, unpackDeltas, unpackOne } from './bit-packing.js';
+import { unpack, unpackDeltas, unpackOne } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
 const EMPTY_POSITIONS = new Int32Array(0);
@@ -175,9 +175,8 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   /** Positions of the current block: the bytes and where the block's run starts in them (-1: not read yet). */
   private positionData: DataView = EMPTY_VIEW;
   private positionAt = -1;
-  /** Running sum of frequencies: documents before `positionDoc` in the block have `positionValue` positions. */
-  private positionDoc = 0;
-  private positionValue = 0;
+  /** Running sums of the current block's frequencies, once positions are read in it. */
+  private freqEnds: Int32Array = EMPTY_POSITIONS;
   private positionBuffer: Int32Array = EMPTY_POSITIONS;
   /**
    * Views of positionBuffer by length (up to CACHED_VIEWS), made once: `subarray` per call
@@ -286,30 +285,24 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     const source = this.positionsSource;
     if (source === null) return EMPTY_POSITIONS;
     const index = this.index;
-    const freq = this.freq();
-    if (this.positionsOfDoc !== index) this.readPositions(source, index, freq);
+    if (this.positionAt < 0) this.readPositionBlock(source);
+    // The documents before this one in the block hold the positions before its own.
+    const ends = this.freqEnds;
+    const start = index === 0 ? 0 : ends[index - 1]!;
+    const freq = ends[index]! - start;
+    if (this.positionsOfDoc !== index) {
+      if (this.positionBuffer.length < freq) {
+        this.positionBuffer = freq <= BUFFER_SIZE ? blockBuffer() : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
+        this.positionViews = new Array<Int32Array>(CACHED_VIEWS + 1).fill(EMPTY_POSITIONS);
+      }
+      unpack(this.positionData, this.positionAt, start, freq, this.positionWidth, 0, this.positionBuffer);
+      this.positionsOfDoc = index;
+    }
     if (freq <= CACHED_VIEWS) {
       const view = this.positionViews[freq]!;
       if (view.length === freq) return view;
     }
     return this.positionView(freq);
-  }
-
-  /** Decodes the positions of document `index` of the block into positionBuffer. */
-  private readPositions(source: PositionsSource, index: number, freq: number): void {
-    if (this.positionAt < 0) this.readPositionBlock(source);
-    // The documents before this one in the block hold the positions before its own: the sum
-    // of their frequencies (freq - 1 is what is packed), carried on from the last call.
-    const from = this.positionDoc;
-    const value = this.positionValue + (index - from) + sumRange(this.view, this.freqAt, from, index - from, this.freqWidth);
-    this.positionValue = value;
-    this.positionDoc = index;
-    if (this.positionBuffer.length < freq) {
-      this.positionBuffer = freq <= BUFFER_SIZE ? blockBuffer() : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
-      this.positionViews = new Array<Int32Array>(CACHED_VIEWS + 1).fill(EMPTY_POSITIONS);
-    }
-    unpack(this.positionData, this.positionAt, value, freq, this.positionWidth, 0, this.positionBuffer);
-    this.positionsOfDoc = index;
   }
 
   private positionView(length: number): Int32Array {
@@ -318,16 +311,22 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     return view;
   }
 
-  /** Prepares reading positions in the current block: where its `.pos` run is. */
+  /**
+   * Prepares reading positions in the current block: where its `.pos` run is, and the running
+   * sums of its frequencies (a document's positions end where its sum does). Decoding the
+   * whole run of frequencies once is cheaper than summing the ones skipped at every call.
+   */
   private readPositionBlock(source: PositionsSource): void {
+    if (this.freqEnds.length === 0) this.freqEnds = blockBuffer();
+    // freq - 1 is packed: decoded as gaps from 0, the values are the running sums.
+    unpackDeltas(this.view, this.freqAt, this.inBlock, this.freqWidth, 0, this.freqEnds);
     const start = this.blockPosStart[this.block]!;
     if ('view' in source) {
       this.positionData = source.view;
       this.positionAt = start;
     } else {
       // Only the run of this block: its length follows from the frequencies and the width.
-      const count = this.inBlock;
-      const total = count + sumRange(this.view, this.freqAt, 0, count, this.freqWidth);
+      const total = this.freqEnds[this.inBlock - 1]!;
       const bytes = source.input.read(start, ((total * this.positionWidth + 31) >>> 5) << 2);
       this.positionData = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       this.positionAt = 0;
@@ -337,8 +336,6 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   private loadBlock(block: number): void {
     this.block = block;
     this.positionAt = -1;
-    this.positionDoc = 0;
-    this.positionValue = 0;
     this.positionsOfDoc = -1;
     const view = this.view;
     const at = this.base + this.blockByteStart[block]!;
