@@ -175,8 +175,9 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   /** Positions of the current block: the bytes and where the block's run starts in them (-1: not read yet). */
   private positionData: DataView = EMPTY_VIEW;
   private positionAt = -1;
-  /** Running sums of the current block's frequencies, once positions are read in it. */
+  /** Running sums of the frequencies of block `freqsBlock` (lists read with positions). */
   private freqEnds: Int32Array = EMPTY_POSITIONS;
+  private freqsBlock = -1;
   private positionBuffer: Int32Array = EMPTY_POSITIONS;
   /**
    * Views of positionBuffer by length (up to CACHED_VIEWS), made once: `subarray` per call
@@ -259,6 +260,14 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   }
 
   freq(): number {
+    // Lists read with positions (phrases) ask for the freqs of most documents they stop at:
+    // their block's freqs are decoded at once. Others read the one freq from its slot.
+    if (this.positionsSource !== null) {
+      if (this.freqsBlock !== this.block) this.decodeFreqs();
+      const ends = this.freqEnds;
+      const index = this.index;
+      return index === 0 ? ends[0]! : ends[index]! - ends[index - 1]!;
+    }
     return this.freqWidth === 0 ? 1 : unpackOne(this.view, this.freqAt, this.index, this.freqWidth) + 1;
   }
 
@@ -295,7 +304,10 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
         this.positionBuffer = freq <= BUFFER_SIZE ? blockBuffer() : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
         this.positionViews = new Array<Int32Array>(CACHED_VIEWS + 1).fill(EMPTY_POSITIONS);
       }
-      unpack(this.positionData, this.positionAt, start, freq, this.positionWidth, 0, this.positionBuffer);
+      const width = this.positionWidth;
+      // One position (the usual case of mid-frequency terms) is one slot read.
+      if (freq === 1) this.positionBuffer[0] = width === 0 ? 0 : unpackOne(this.positionData, this.positionAt, start, width);
+      else unpack(this.positionData, this.positionAt, start, freq, width, 0, this.positionBuffer);
       this.positionsOfDoc = index;
     }
     if (freq <= CACHED_VIEWS) {
@@ -317,9 +329,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
    * whole run of frequencies once is cheaper than summing the ones skipped at every call.
    */
   private readPositionBlock(source: PositionsSource): void {
-    if (this.freqEnds.length === 0) this.freqEnds = blockBuffer();
-    // freq - 1 is packed: decoded as gaps from 0, the values are the running sums.
-    unpackDeltas(this.view, this.freqAt, this.inBlock, this.freqWidth, 0, this.freqEnds);
+    if (this.freqsBlock !== this.block) this.decodeFreqs();
     const start = this.blockPosStart[this.block]!;
     if ('view' in source) {
       this.positionData = source.view;
@@ -331,6 +341,14 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
       this.positionData = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       this.positionAt = 0;
     }
+  }
+
+  /** The running sums of the current block's freqs into freqEnds. */
+  private decodeFreqs(): void {
+    if (this.freqEnds.length === 0) this.freqEnds = blockBuffer();
+    // freq - 1 is packed: decoded as gaps from 0, the values are the running sums.
+    unpackDeltas(this.view, this.freqAt, this.inBlock, this.freqWidth, 0, this.freqEnds);
+    this.freqsBlock = this.block;
   }
 
   private loadBlock(block: number): void {
