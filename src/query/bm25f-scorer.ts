@@ -41,22 +41,25 @@ const RATIO_BOUND_SLACK = 1 + 2 ** -40;
  * The smaller of the two bounds is used.
  */
 export class Bm25fScorer extends Scorer {
-  private readonly n: number;
-  private readonly its: PostingsIterator[];
+  protected readonly n: number;
+  // Per-field values in plain arrays, not typed ones: as fast to read, and far cheaper to
+  // allocate (scorers are built per term, field and generation of every query).
+  protected readonly its: PostingsIterator[];
   private readonly ratioIts: ((PostingsIterator & FreqRatioImpacts) | null)[];
-  private readonly lengths: Uint32Array[];
-  private readonly weight: Float64Array;
-  private readonly a: Float64Array;
-  private readonly bOverAvg: Float64Array;
+  protected readonly lengths: Uint32Array[];
+  protected readonly weight: number[] = [];
+  protected readonly a: number[] = [];
+  protected readonly bOverAvg: number[] = [];
   /** Current docId of each field's list (saves calls in the hot loop). */
-  private readonly docs: Int32Array;
-  private readonly globalBound: Float64Array;
-  private readonly blockBound: Float64Array;
-  private readonly blockEnd: Int32Array;
-  private readonly sat: Saturation;
+  protected readonly docs: number[] = [];
+  private readonly globalBound: number[] = [];
+  private readonly blockBound: number[] = [];
+  /** -1: no shallow window yet, getMaxScore falls back to the global bounds. */
+  private readonly blockEnd: number[] = [];
+  protected readonly sat: Saturation;
   private readonly costValue: number;
   private readonly maxScoreValue: number;
-  private doc = -1;
+  protected doc = -1;
 
   constructor(fields: readonly FieldFrequencies[], sat: Saturation) {
     super();
@@ -65,22 +68,24 @@ export class Bm25fScorer extends Scorer {
     this.its = fields.map((f) => f.postings);
     this.ratioIts = this.its.map(freqRatioImpacts);
     this.lengths = fields.map((f) => f.lengths);
-    this.weight = Float64Array.from(fields, (f) => f.model.weight);
-    this.a = Float64Array.from(fields, (f) => f.model.a);
-    this.bOverAvg = Float64Array.from(fields, (f) => f.model.bOverAvg);
-    this.docs = new Int32Array(n).fill(-1);
-    this.globalBound = new Float64Array(n);
-    this.blockBound = new Float64Array(n);
-    // -1: no shallow window yet, getMaxScore falls back to the global bounds.
-    this.blockEnd = new Int32Array(n).fill(-1);
+    for (let i = 0; i < n; i++) {
+      const model = fields[i]!.model;
+      this.weight.push(model.weight);
+      this.a.push(model.a);
+      this.bOverAvg.push(model.bOverAvg);
+      this.docs.push(-1);
+      this.blockBound.push(0);
+      this.blockEnd.push(-1);
+    }
     this.sat = sat;
     let cost = 0;
     let s = 0;
     for (let i = 0; i < n; i++) {
       const it = this.its[i];
       cost += it.docFreq;
-      this.globalBound[i] = this.fieldBound(i, it.maxFreq, it.minLength, this.ratioIts[i]?.maxFreqRatio ?? 1);
-      s += this.globalBound[i];
+      const bound = this.fieldBound(i, it.maxFreq, it.minLength, this.ratioIts[i]?.maxFreqRatio ?? 1);
+      this.globalBound.push(bound);
+      s += bound;
     }
     this.costValue = cost;
     this.maxScoreValue = sat.score(s);

@@ -26,11 +26,16 @@ export class BlockMaxBulkScorer implements BulkScorer {
     const hasKilled = view.killedCount > 0;
     let upTo = -1;
     let windowMax = Infinity;
+    let told = -Infinity;
     let doc = scorer.nextDoc();
     while (doc !== NO_MORE_DOCS) {
       if (prune) {
         const minComp = collector.minCompetitiveScore();
         if (minComp !== -Infinity) {
+          if (minComp !== told) {
+            scorer.setMinCompetitiveScore(minComp);
+            told = minComp;
+          }
           if (doc > upTo) {
             upTo = scorer.advanceShallow(doc);
             windowMax = scorer.getMaxScore(upTo);

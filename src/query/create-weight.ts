@@ -9,6 +9,7 @@ import { DisjunctionScorer } from './disjunction-scorer.js';
 import { MatchAllScorer } from './match-all-scorer.js';
 import { MaxScoreBulkScorer } from './max-score-bulk-scorer.js';
 import { PhrasePostings } from './phrase-postings.js';
+import { PhraseScorer } from './phrase-scorer.js';
 import type { BooleanQuery, PhraseQuery, Query } from './query-tree.js';
 import { RangeScorer } from './range-scorer.js';
 import { ReqExclScorer } from './req-excl-scorer.js';
@@ -168,7 +169,7 @@ class PhraseWeight extends BaseWeight {
       }
       return new PhrasePostings(its, this.slotTerm, this.offsets);
     });
-    return fields.length === 0 ? null : new Bm25fScorer(fields, this.sat);
+    return fields.length === 0 ? null : new PhraseScorer(fields, this.sat);
   }
 }
 

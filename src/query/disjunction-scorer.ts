@@ -32,7 +32,8 @@ export class DisjunctionScorer extends Scorer {
     this.subs = [...clauses];
     const n = clauses.length;
     this.n = n;
-    this.heap = Int32Array.from(clauses, (_, i) => i);
+    this.heap = new Int32Array(clauses.length);
+    for (let i = 0; i < clauses.length; i++) this.heap[i] = i;
     this.subDocs = new Int32Array(n).fill(-1);
     this.top = new Int32Array(n);
     this.stack = new Int32Array(n);

@@ -54,7 +54,8 @@ export class MaxScoreBulkScorer implements BulkScorer {
     this.excluded = excluded;
     this.docs = new Int32Array(this.n);
     this.windowBound = new Float64Array(this.n);
-    this.order = Int32Array.from(clauses, (_, i) => i);
+    this.order = new Int32Array(clauses.length);
+    for (let i = 0; i < clauses.length; i++) this.order[i] = i;
     this.prefixBound = new Float64Array(this.n);
     this.inPrefix = new Uint8Array(this.n);
     this.contrib = new Float64Array(this.n);

@@ -20,9 +20,12 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   /** For each phrase slot: which iterator, and its relative position. */
   private readonly slotIt: Int32Array;
   private readonly slotOffset: Int32Array;
-  private readonly termPositions: Int32Array[];
-  private readonly slotPositions: Int32Array[];
-  private readonly pointers: Int32Array;
+  /** Phrase slots in the order their positions are checked: by their term's rank, rarest first. */
+  private readonly slotOrder: Int32Array;
+  /** Per distinct term, its positions in the current document once read. */
+  private readonly termPositions: (Int32Array | null)[];
+  /** Start positions still possible while a document is checked. */
+  private starts = new Int32Array(16);
   private doc = -1;
   private phraseFreq = 0;
   private shallowMaxFreq = 0;
@@ -41,11 +44,16 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     const rank = new Int32Array(order.length);
     order.forEach((orig, r) => (rank[orig] = r));
     this.its = order.map((i) => uniquePostings[i]);
-    this.slotIt = Int32Array.from(slotTerm, (t) => rank[t]);
-    this.slotOffset = Int32Array.from(offsets);
-    this.termPositions = this.its.map(() => new Int32Array(0));
-    this.slotPositions = slotTerm.map(() => new Int32Array(0));
-    this.pointers = new Int32Array(slotTerm.length);
+    this.slotIt = new Int32Array(slotTerm.length);
+    this.slotOffset = new Int32Array(slotTerm.length);
+    for (let j = 0; j < slotTerm.length; j++) {
+      this.slotIt[j] = rank[slotTerm[j]];
+      this.slotOffset[j] = offsets[j];
+    }
+    this.termPositions = this.its.map(() => null);
+    const slots = slotTerm.map((_, j) => j).sort((x, y) => this.slotIt[x] - this.slotIt[y] || x - y);
+    this.slotOrder = new Int32Array(slots.length);
+    for (let k = 0; k < slots.length; k++) this.slotOrder[k] = slots[k];
     this.ratioIts = this.its.map(freqRatioImpacts);
     // A phrase occurrence needs an occurrence of every term: its count is at most the
     // smallest tf (so its density at most the smallest density), and its document's length
@@ -77,7 +85,40 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     return this.doNext(this.its[0].advance(target));
   }
 
-  private doNext(candidate: number): number {
+  /**
+   * Two-phase iteration (see {@link PhraseScorer}): the next document holding every term,
+   * the phrase not checked yet. Until {@link verify}, `freq()` is undefined and
+   * {@link freqBound} bounds it.
+   */
+  nextCandidate(): number {
+    return (this.doc = this.conjoin(this.its[0].nextDoc()));
+  }
+
+  /** Like {@link nextCandidate}, for the first candidate >= target. */
+  advanceCandidate(target: number): number {
+    return (this.doc = this.conjoin(this.its[0].advance(target)));
+  }
+
+  /**
+   * An upper bound of the phrase's frequency in the current candidate: an occurrence takes
+   * one position of every term, so there are at most as many as the rarest term has.
+   */
+  freqBound(): number {
+    let bound = this.its[0].freq();
+    for (let i = 1; i < this.its.length; i++) {
+      const f = this.its[i].freq();
+      if (f < bound) bound = f;
+    }
+    return bound;
+  }
+
+  /** Checks the positions of the current candidate: its phrase frequency (0: no occurrence). */
+  verify(): number {
+    return (this.phraseFreq = this.countOccurrences());
+  }
+
+  /** The first document >= candidate (the lead's current one) where every term occurs. */
+  private conjoin(candidate: number): number {
     const its = this.its;
     const lead = its[0];
     let doc = candidate;
@@ -90,50 +131,64 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
           continue outer;
         }
       }
+      return doc;
+    }
+    return NO_MORE_DOCS;
+  }
+
+  private doNext(candidate: number): number {
+    let doc = this.conjoin(candidate);
+    while (doc !== NO_MORE_DOCS) {
       const pf = this.countOccurrences();
       if (pf > 0) {
         this.phraseFreq = pf;
         return (this.doc = doc);
       }
-      doc = lead.nextDoc();
+      doc = this.conjoin(this.its[0].nextDoc());
     }
     this.phraseFreq = 0;
     return (this.doc = NO_MORE_DOCS);
   }
 
-  /** Occurrences in the current document: one merge pass over the positions of every slot. */
+  /**
+   * Occurrences in the current document: the start positions the rarest term's slot allows,
+   * filtered by each other slot in turn (rarer terms first). A term's positions are read only
+   * when the starts left need them, so most documents without the phrase never read the
+   * positions of its most common terms.
+   */
   private countOccurrences(): number {
-    const m = this.slotIt.length;
-    // Once per distinct term: a reader may decode positions as it goes (a second call in the
-    // same document is not guaranteed to repeat them), and a repeated term shares its list.
-    for (let u = 0; u < this.its.length; u++) this.termPositions[u] = this.its[u].positions();
-    const positions = this.slotPositions;
-    for (let j = 0; j < m; j++) {
-      positions[j] = this.termPositions[this.slotIt[j]];
-      this.pointers[j] = 0;
-    }
-    const first = positions[0];
-    const off0 = this.slotOffset[0];
-    let count = 0;
-    for (let p = 0; p < first.length; p++) {
-      const start = first[p] - off0;
-      let all = true;
-      for (let j = 1; j < m; j++) {
-        const arr = positions[j];
-        const want = start + this.slotOffset[j];
-        let ptr = this.pointers[j];
-        while (ptr < arr.length && arr[ptr] < want) ptr++;
-        this.pointers[j] = ptr;
-        // Starts only increase, so an exhausted slot means no later occurrence either.
-        if (ptr === arr.length) return count;
-        if (arr[ptr] !== want) {
-          all = false;
-          break;
-        }
+    const order = this.slotOrder;
+    const its = this.its;
+    const terms = this.termPositions;
+    for (let u = 0; u < terms.length; u++) terms[u] = null;
+    const leadSlot = order[0];
+    const leadTerm = this.slotIt[leadSlot];
+    const lead = its[leadTerm].positions();
+    terms[leadTerm] = lead;
+    let n = lead.length;
+    if (this.starts.length < n) this.starts = new Int32Array(Math.max(n, this.starts.length * 2));
+    const starts = this.starts;
+    const leadOffset = this.slotOffset[leadSlot];
+    for (let p = 0; p < n; p++) starts[p] = lead[p] - leadOffset;
+    for (let k = 1; k < order.length && n > 0; k++) {
+      const slot = order[k];
+      const term = this.slotIt[slot];
+      // Once per distinct term and document: a repeated term shares its list.
+      let positions = terms[term];
+      if (positions === null) positions = terms[term] = its[term].positions();
+      const offset = this.slotOffset[slot];
+      let ptr = 0;
+      let kept = 0;
+      for (let i = 0; i < n; i++) {
+        const want = starts[i] + offset;
+        while (ptr < positions.length && positions[ptr] < want) ptr++;
+        // Starts only increase, so an exhausted list means no later occurrence either.
+        if (ptr === positions.length) break;
+        if (positions[ptr] === want) starts[kept++] = starts[i];
       }
-      if (all) count++;
+      n = kept;
     }
-    return count;
+    return n;
   }
 
   freq(): number {

@@ -58,4 +58,9 @@ export class ReqExclScorer extends Scorer {
   override getMaxScore(upTo: number): number {
     return this.req.getMaxScore(upTo);
   }
+
+  override setMinCompetitiveScore(minScore: number): void {
+    // The scores are the required scorer's own.
+    this.req.setMinCompetitiveScore(minScore);
+  }
 }

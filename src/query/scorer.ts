@@ -38,6 +38,14 @@ export abstract class Scorer {
   getMaxScore(_upTo: number): number {
     return this.maxScore();
   }
+
+  /**
+   * Tells a top-level scorer that documents scoring `minScore` or less cannot enter the
+   * results any more (Lucene's setMinCompetitiveScore): it may skip them without returning
+   * them. Called with non-decreasing values, only by the runner that collects this scorer's
+   * own scores. Default: ignored.
+   */
+  setMinCompetitiveScore(_minScore: number): void {}
 }
 
 /**

@@ -1,12 +1,40 @@
 import { NO_MORE_DOCS, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
+import { unpack, unpackDeltas, unpackOne } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
 const EMPTY_POSITIONS = new Int32Array(0);
+const NO_VIEWS: Int32Array[] = [];
+const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
+/**
+ * Decode buffers are views carved out of shared slabs: a typed array of its own costs an
+ * off-heap allocation (about a microsecond, and a query opens an iterator per term, field and
+ * generation), a view of a slab a few tens of nanoseconds. A slab is never handed out twice:
+ * the garbage collector frees it once no iterator holds a view of it.
+ */
+const SLAB_BUFFERS = 64;
+/** A block's docIds and, after them, a NO_MORE_DOCS sentinel that ends every scan. */
+const BUFFER_SIZE = POSTINGS_BLOCK_SIZE + 1;
+let slab = new Int32Array(0);
+let slabAt = 0;
+
+function blockBuffer(): Int32Array {
+  if (slabAt + BUFFER_SIZE > slab.length) {
+    slab = new Int32Array(BUFFER_SIZE * SLAB_BUFFERS);
+    slabAt = 0;
+  }
+  const buffer = slab.subarray(slabAt, slabAt + BUFFER_SIZE);
+  slabAt += BUFFER_SIZE;
+  return buffer;
+}
+
+/** Positions views are cached for frequencies up to this (higher ones are rare). */
+const CACHED_VIEWS = 64;
 /**
  * The parsed header and skip table of one postings list. Immutable, so readers cache it and
  * share it between iterators: a common term's skip table is parsed once, not per query.
+ * Byte offsets (`blockByteStart`) are relative to the list's first byte.
  */
 export interface PostingsShape {
   readonly docFreq: number;
@@ -17,15 +45,14 @@ export interface PostingsShape {
   readonly blockLastDoc: Int32Array;
   readonly blockByteStart: Int32Array;
   readonly blockPosStart: Float64Array;
-  readonly blockPosLength: Int32Array;
   readonly blockMaxFreqs: Int32Array;
   readonly blockMinLengths: Int32Array;
   readonly blockMaxRatios: Float32Array;
 }
 
-/** Parses a postings list's header and skip table (layout in generation-files.ts). */
-export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart: number, posLength: number): PostingsShape {
-  let at = 0;
+/** Parses a postings list's header and skip table (format at the top of generation-writer.ts). */
+export function parsePostingsShape(bytes: Uint8Array, at: number, length: number, docFreq: number, posStart: number): PostingsShape {
+  const start = at;
   const read = (): number => {
     let b = bytes[at++]!;
     if (b < 0x80) return b;
@@ -57,7 +84,6 @@ export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart:
     blockLastDoc: new Int32Array(blocks),
     blockByteStart: new Int32Array(blocks + 1),
     blockPosStart: new Float64Array(blocks),
-    blockPosLength: new Int32Array(blocks),
     blockMaxFreqs: new Int32Array(blocks),
     blockMinLengths: new Int32Array(blocks),
     blockMaxRatios: new Float32Array(blocks),
@@ -67,11 +93,10 @@ export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart:
     // One block: its recorded end is a bound, not a document.
     shape.blockLastDoc[0] = NO_MORE_DOCS - 1;
     shape.blockPosStart[0] = posStart;
-    shape.blockPosLength[0] = posLength;
     shape.blockMaxFreqs[0] = maxFreq;
     shape.blockMinLengths[0] = minLength;
-    shape.blockByteStart[0] = at;
-    shape.blockByteStart[1] = bytes.length;
+    shape.blockByteStart[0] = at - start;
+    shape.blockByteStart[1] = length;
     return shape;
   }
   let lastDoc = -1;
@@ -82,63 +107,90 @@ export function parsePostingsShape(bytes: Uint8Array, docFreq: number, posStart:
     shape.blockLastDoc[b] = lastDoc;
     byteLength[b] = read();
     shape.blockPosStart[b] = posAt;
-    const blockPos = read();
-    shape.blockPosLength[b] = blockPos;
-    posAt += blockPos;
+    posAt += read();
     shape.blockMaxFreqs[b] = read();
     shape.blockMinLengths[b] = read();
     shape.blockMaxRatios[b] = readFloat32();
   }
-  let start = at;
+  let blockStart = at - start;
   for (let b = 0; b < blocks; b++) {
-    shape.blockByteStart[b] = start;
-    start += byteLength[b]!;
+    shape.blockByteStart[b] = blockStart;
+    blockStart += byteLength[b]!;
   }
-  shape.blockByteStart[blocks] = start;
+  shape.blockByteStart[blocks] = blockStart;
   return shape;
 }
 
 /**
- * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). Blocks are
- * decoded on demand, so advancing past whole blocks (dynamic pruning) costs no decoding.
+ * Where the iterator reads positions: the whole `.pos` file when the reader holds it in
+ * memory (no read per block), else an input read block by block.
+ */
+export type PositionsSource = { view: DataView } | { input: IndexInput };
+
+/**
+ * Iterates one postings list of `.doc` (and `.pos` when positions are wanted). Decoding is
+ * lazy, because conjunctions and phrases look at far more documents than they score:
+ *
+ * - a block's doc ids are decoded only when the iterator lands in it (advancing past whole
+ *   blocks, by the skip table, costs nothing);
+ * - a frequency is read only when asked for, straight from its bit-packed slot;
+ * - positions are read only for the documents asked for: a document's positions start at
+ *   the sum of the frequencies before it in the block, and are read from there.
  */
 export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts {
   readonly docFreq: number;
   readonly maxFreq: number;
   readonly minLength: number;
   readonly maxFreqRatio: number;
+  /** The list's parsed header and skip table (readers cache it). */
+  readonly shape: PostingsShape;
 
-  private readonly bytes: Uint8Array;
+  /** The bytes of `.doc` that hold the list (the whole file, or the list alone). */
+  private readonly view: DataView;
+  /** Where the list starts in `view`. */
+  private readonly base: number;
   private readonly blockCount: number;
   private readonly blockLastDoc: Int32Array;
   private readonly blockByteStart: Int32Array;
   private readonly blockPosStart: Float64Array;
-  private readonly blockPosLength: Int32Array;
   private readonly blockMaxFreqs: Int32Array;
   private readonly blockMinLengths: Int32Array;
   private readonly blockMaxRatios: Float32Array;
 
-  private readonly docs = new Int32Array(POSTINGS_BLOCK_SIZE);
-  private readonly freqs = new Int32Array(POSTINGS_BLOCK_SIZE);
+  private readonly docs = blockBuffer();
   private block = -1;
+  /** Last docId of the current block (a bound for the last block of a list); -1 before the first. */
+  private blockEnd = -1;
   private inBlock = 0;
   private index = -1;
   private current = -1;
   private shallowBlock = 0;
+  /** Bit widths of the current block's deltas, frequencies and positions. */
+  private freqWidth = 0;
+  private positionWidth = 0;
+  /** Where the current block's frequencies start in `view`. */
+  private freqAt = 0;
 
-  private positionBytes: Uint8Array | null = null;
-  private positionCursor = 0;
-  private positionDoc = 0;
-  private positionBuffer = new Int32Array(16);
+  private readonly positionsSource: PositionsSource | null;
+  /** Positions of the current block: the bytes and where the block's run starts in them (-1: not read yet). */
+  private positionData: DataView = EMPTY_VIEW;
+  private positionAt = -1;
+  /** Running sums of the frequencies of block `freqsBlock` (lists read with positions). */
+  private freqEnds: Int32Array = EMPTY_POSITIONS;
+  private freqsBlock = -1;
+  private positionBuffer: Int32Array = EMPTY_POSITIONS;
+  /**
+   * Views of positionBuffer by length (up to CACHED_VIEWS), made once: `subarray` per call
+   * cost more than decoding the positions (documents of a list share a few frequencies).
+   */
+  private positionViews: Int32Array[] = NO_VIEWS;
   /** Index in the block whose positions are in positionBuffer (-1: none). */
   private positionsOfDoc = -1;
 
-  constructor(
-    bytes: Uint8Array,
-    shape: PostingsShape,
-    private readonly positionsInput: IndexInput | null,
-  ) {
-    this.bytes = bytes;
+  constructor(view: DataView, base: number, shape: PostingsShape, positions: PositionsSource | null) {
+    this.view = view;
+    this.base = base;
+    this.shape = shape;
     this.docFreq = shape.docFreq;
     this.maxFreq = shape.maxFreq;
     this.minLength = shape.minLength;
@@ -147,50 +199,76 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     this.blockLastDoc = shape.blockLastDoc;
     this.blockByteStart = shape.blockByteStart;
     this.blockPosStart = shape.blockPosStart;
-    this.blockPosLength = shape.blockPosLength;
     this.blockMaxFreqs = shape.blockMaxFreqs;
     this.blockMinLengths = shape.blockMinLengths;
     this.blockMaxRatios = shape.blockMaxRatios;
+    this.positionsSource = positions;
   }
 
   docId(): number {
     return this.current;
   }
 
+  // nextDoc and advance are kept small so that callers inline them: the slow paths (a new
+  // block, the end of the list) are methods of their own.
+
   nextDoc(): number {
     if (++this.index < this.inBlock) return (this.current = this.docs[this.index]!);
-    if (this.block + 1 >= this.blockCount) return (this.current = NO_MORE_DOCS);
+    return this.nextBlock();
+  }
+
+  advance(target: number): number {
+    if (target > this.blockEnd) this.seekBlock(target);
+    // The sentinel after the block's last document ends the scan.
+    const docs = this.docs;
+    let i = this.index + 1;
+    while (docs[i]! < target) i++;
+    const doc = docs[i]!;
+    // Only in the last block (whose recorded end is a bound) or past the end of the list.
+    if (doc === NO_MORE_DOCS) return this.exhaust();
+    this.index = i;
+    return (this.current = doc);
+  }
+
+  private nextBlock(): number {
+    if (this.block + 1 >= this.blockCount) return this.exhaust();
     this.loadBlock(this.block + 1);
     this.index = 0;
     return (this.current = this.docs[0]!);
   }
 
-  advance(target: number): number {
-    if (this.block < 0 || target > this.blockLastDoc[this.block]!) {
-      let b = this.block < 0 ? 0 : this.block + 1;
-      while (b < this.blockCount && this.blockLastDoc[b]! < target) b++;
-      if (b >= this.blockCount) {
-        this.index = this.inBlock;
-        this.block = this.blockCount;
-        return (this.current = NO_MORE_DOCS);
-      }
-      this.loadBlock(b);
-      this.index = -1;
+  /** Loads the first block that may hold a document >= target (none: the list is exhausted). */
+  private seekBlock(target: number): void {
+    let b = this.block < 0 ? 0 : this.block + 1;
+    while (b < this.blockCount && this.blockLastDoc[b]! < target) b++;
+    if (b >= this.blockCount) {
+      this.exhaust();
+      return;
     }
-    const docs = this.docs;
-    let i = this.index + 1;
-    while (i < this.inBlock && docs[i]! < target) i++;
-    if (i >= this.inBlock) {
-      // Only possible in the last block (whose recorded last doc is a bound, not a doc).
-      this.index = this.inBlock;
-      return (this.current = NO_MORE_DOCS);
-    }
-    this.index = i;
-    return (this.current = docs[i]!);
+    this.loadBlock(b);
+    this.index = -1;
+  }
+
+  /** Past the last document: every later move answers NO_MORE_DOCS. */
+  private exhaust(): number {
+    this.block = this.blockCount;
+    this.blockEnd = NO_MORE_DOCS;
+    this.inBlock = 0;
+    this.index = -1;
+    this.docs[0] = NO_MORE_DOCS;
+    return (this.current = NO_MORE_DOCS);
   }
 
   freq(): number {
-    return this.freqs[this.index]!;
+    // Lists read with positions (phrases) ask for the freqs of most documents they stop at:
+    // their block's freqs are decoded at once. Others read the one freq from its slot.
+    if (this.positionsSource !== null) {
+      if (this.freqsBlock !== this.block) this.decodeFreqs();
+      const ends = this.freqEnds;
+      const index = this.index;
+      return index === 0 ? ends[0]! : ends[index]! - ends[index - 1]!;
+    }
+    return this.freqWidth === 0 ? 1 : unpackOne(this.view, this.freqAt, this.index, this.freqWidth) + 1;
   }
 
   advanceShallow(target: number): number {
@@ -213,81 +291,85 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   }
 
   positions(): Int32Array {
-    const input = this.positionsInput;
-    if (input === null) return EMPTY_POSITIONS;
-    if (this.positionBytes === null) {
-      this.positionBytes = input.read(this.blockPosStart[this.block]!, this.blockPosLength[this.block]!);
-      this.positionCursor = 0;
-      this.positionDoc = 0;
-    }
-    const bytes = this.positionBytes;
-    if (this.positionDoc === this.index + 1 && this.positionsOfDoc === this.index) return this.positionBuffer.subarray(0, this.freqs[this.index]!);
-    let at = this.positionCursor;
-    // Skip the positions of the documents of this block that were passed over.
-    for (; this.positionDoc < this.index; this.positionDoc++) {
-      for (let n = this.freqs[this.positionDoc]!; n > 0; n--) while (bytes[at++]! >= 0x80);
-    }
-    const freq = this.freqs[this.index]!;
-    if (this.positionBuffer.length < freq) this.positionBuffer = new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
-    const out = this.positionBuffer;
-    let position = 0;
-    for (let p = 0; p < freq; p++) {
-      let b = bytes[at++]!;
-      let delta = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = bytes[at++]!;
-        delta |= (b & 0x7f) << shift;
-        shift += 7;
+    const source = this.positionsSource;
+    if (source === null) return EMPTY_POSITIONS;
+    const index = this.index;
+    if (this.positionAt < 0) this.readPositionBlock(source);
+    // The documents before this one in the block hold the positions before its own.
+    const ends = this.freqEnds;
+    const start = index === 0 ? 0 : ends[index - 1]!;
+    const freq = ends[index]! - start;
+    if (this.positionsOfDoc !== index) {
+      if (this.positionBuffer.length < freq) {
+        this.positionBuffer = freq <= BUFFER_SIZE ? blockBuffer() : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
+        this.positionViews = new Array<Int32Array>(CACHED_VIEWS + 1).fill(EMPTY_POSITIONS);
       }
-      position += delta;
-      out[p] = position;
+      const width = this.positionWidth;
+      // One position (the usual case of mid-frequency terms) is one slot read.
+      if (freq === 1) this.positionBuffer[0] = width === 0 ? 0 : unpackOne(this.positionData, this.positionAt, start, width);
+      else unpack(this.positionData, this.positionAt, start, freq, width, 0, this.positionBuffer);
+      this.positionsOfDoc = index;
     }
-    this.positionCursor = at;
-    this.positionDoc = this.index + 1;
-    this.positionsOfDoc = this.index;
-    return out.subarray(0, freq);
+    if (freq <= CACHED_VIEWS) {
+      const view = this.positionViews[freq]!;
+      if (view.length === freq) return view;
+    }
+    return this.positionView(freq);
+  }
+
+  private positionView(length: number): Int32Array {
+    const view = this.positionBuffer.subarray(0, length);
+    if (length <= CACHED_VIEWS) this.positionViews[length] = view;
+    return view;
+  }
+
+  /**
+   * Prepares reading positions in the current block: where its `.pos` run is, and the running
+   * sums of its frequencies (a document's positions end where its sum does). Decoding the
+   * whole run of frequencies once is cheaper than summing the ones skipped at every call.
+   */
+  private readPositionBlock(source: PositionsSource): void {
+    if (this.freqsBlock !== this.block) this.decodeFreqs();
+    const start = this.blockPosStart[this.block]!;
+    if ('view' in source) {
+      this.positionData = source.view;
+      this.positionAt = start;
+    } else {
+      // Only the run of this block: its length follows from the frequencies and the width.
+      const total = this.freqEnds[this.inBlock - 1]!;
+      const bytes = source.input.read(start, ((total * this.positionWidth + 31) >>> 5) << 2);
+      this.positionData = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.positionAt = 0;
+    }
+  }
+
+  /** The running sums of the current block's freqs into freqEnds. */
+  private decodeFreqs(): void {
+    if (this.freqEnds.length === 0) this.freqEnds = blockBuffer();
+    // freq - 1 is packed: decoded as gaps from 0, the values are the running sums.
+    unpackDeltas(this.view, this.freqAt, this.inBlock, this.freqWidth, 0, this.freqEnds);
+    this.freqsBlock = this.block;
   }
 
   private loadBlock(block: number): void {
     this.block = block;
-    this.positionBytes = null;
+    this.positionAt = -1;
     this.positionsOfDoc = -1;
-    const bytes = this.bytes;
-    let at = this.blockByteStart[block]!;
+    const view = this.view;
+    const at = this.base + this.blockByteStart[block]!;
     const remaining = this.docFreq - block * POSTINGS_BLOCK_SIZE;
     const count = remaining < POSTINGS_BLOCK_SIZE ? remaining : POSTINGS_BLOCK_SIZE;
-    let doc = block === 0 ? -1 : this.blockLastDoc[block - 1]!;
-    const docs = this.docs;
-    const freqs = this.freqs;
-    for (let i = 0; i < count; i++) {
-      let b = bytes[at++]!;
-      let code = b & 0x7f;
-      if (b >= 0x80) {
-        let shift = 7;
-        do {
-          b = bytes[at++]!;
-          code += (b & 0x7f) * 2 ** shift;
-          shift += 7;
-        } while (b >= 0x80);
-      }
-      if (code % 2 === 1) {
-        doc += (code - 1) / 2;
-        freqs[i] = 1;
-      } else {
-        doc += code / 2;
-        b = bytes[at++]!;
-        let freq = b & 0x7f;
-        let shift = 7;
-        while (b >= 0x80) {
-          b = bytes[at++]!;
-          freq |= (b & 0x7f) << shift;
-          shift += 7;
-        }
-        freqs[i] = freq;
-      }
-      docs[i] = doc;
-    }
+    // The header: docWidth, freqWidth, posWidth, 0 (bytes, low first).
+    const header = view.getUint32(at, true);
+    const docWidth = header & 0xff;
+    const freqWidth = (header >>> 8) & 0xff;
+    this.freqWidth = freqWidth;
+    this.positionWidth = (header >>> 16) & 0xff;
+    const docsAt = at + 4;
+    this.freqAt = docsAt + (((count * docWidth + 31) >>> 5) << 2);
+    unpackDeltas(view, docsAt, count, docWidth, block === 0 ? -1 : this.blockLastDoc[block - 1]!, this.docs);
+    this.docs[count] = NO_MORE_DOCS;
     this.inBlock = count;
+    this.blockEnd = this.blockLastDoc[block]!;
   }
 }

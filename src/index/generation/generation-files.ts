@@ -7,8 +7,9 @@
  * - `gN.doc`  postings of each term: list-wide max freq and min field length; for lists longer
  *             than one block a skip table (last doc, byte lengths, block max freq, block min
  *             length: the block-max data of dynamic pruning); then blocks of
- *             {@link POSTINGS_BLOCK_SIZE} documents as varints (docDelta·2 | freq==1, [freq]).
- * - `gN.pos`  positions: per document of each list, its positions as varint deltas.
+ *             {@link POSTINGS_BLOCK_SIZE} documents, doc-id gaps and freqs bit-packed.
+ * - `gN.pos`  positions: per block of each list, its documents' positions bit-packed.
+ *             (`.doc` and `.pos` in detail: the comment at the top of `generation-writer.ts`.)
  * - `gN.nrm`  per text field the token count of every document (uint32), and numeric columns.
  * - `gN.fdt`  stored records in deflate-compressed blocks, with a block index at the end.
  * - `gN.gen`  the generation's metadata (JSON): doc count, fields and their statistics, files.
@@ -28,6 +29,11 @@ export const CODEC_STORED = 'pushsearch.stored';
 export const CODEC_GENERATION = 'pushsearch.generation';
 export const CODEC_KILLED = 'pushsearch.killed';
 export const FORMAT_VERSION = 1;
+/**
+ * Format version of `.doc` and `.pos` (see the format comment of `generation-writer.ts`).
+ * 2: bit-packed blocks with absolute positions; 1 (varint blocks) is no longer read.
+ */
+export const POSTINGS_FORMAT_VERSION = 2;
 
 export const GENERATION_EXTENSIONS = ['tim', 'doc', 'pos', 'nrm', 'fdt', 'gen'] as const;
 

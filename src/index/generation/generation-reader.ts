@@ -5,7 +5,7 @@ import { openCodecFile, readCodecFile } from '../store/codec-file.js';
 import type { Directory, IndexInput } from '../store/directory.js';
 import type { StoredRecord } from '../document.js';
 import type { PostingsIterator } from '../generation-view.js';
-import { BlockPostingsIterator, parsePostingsShape, type PostingsShape } from './block-postings-iterator.js';
+import { BlockPostingsIterator, parsePostingsShape, type PositionsSource, type PostingsShape } from './block-postings-iterator.js';
 import {
   CODEC_GENERATION,
   CODEC_NORMS,
@@ -16,6 +16,7 @@ import {
   FORMAT_VERSION,
   generationFile,
   POSTINGS_BLOCK_SIZE,
+  POSTINGS_FORMAT_VERSION,
   type FieldMeta,
   type GenerationMeta,
 } from './generation-files.js';
@@ -29,6 +30,21 @@ import { TermDictionaryReader, type TermInfo } from './term-dictionary-reader.js
 const POSTINGS_IN_MEMORY_BYTES = 512 * 1024 * 1024;
 const TERM_CACHE_ENTRIES = 4096;
 const SHAPE_CACHE_ENTRIES = 1024;
+
+/** How a {@link GenerationReader} reads its files. */
+export interface GenerationReaderOptions {
+  /**
+   * `.doc` and `.pos` files up to this many bytes are held in memory, bigger ones read with
+   * pread (default 512 MiB; tests lower it to exercise the pread path).
+   */
+  postingsInMemoryUpTo?: number;
+}
+
+interface CachedTerm {
+  info: TermInfo;
+  /** Parsed when the term's postings are first opened. */
+  shape: PostingsShape | null;
+}
 
 interface StoredBlock {
   firstDoc: number;
@@ -48,23 +64,31 @@ export class GenerationReader {
   private readonly dictionary: TermDictionaryReader;
   private readonly docInput: IndexInput;
   private readonly posInput: IndexInput;
+  /** The whole `.doc` file when it is held in memory (lists are then read in place), else null. */
+  private readonly docBytes: Uint8Array | null;
+  private readonly docView: DataView | null;
+  private readonly positionsSource: PositionsSource;
   private readonly storedInput: IndexInput;
   private readonly lengths = new Map<string, Uint32Array>();
   private readonly numbers = new Map<string, Float64Array>();
   private readonly fieldMeta = new Map<string, FieldMeta>();
   private readonly storedBlocks: StoredBlock[] = [];
-  /** Recently looked-up terms (first inserted evicted first). */
-  private readonly termCache = new Map<string, TermInfo | undefined>();
+  /**
+   * Recently looked-up terms per field (first inserted evicted first), with their parsed
+   * postings shape once opened: queries look the same terms up again and again (statistics,
+   * then postings, per query), and nested maps save building a key string per lookup.
+   */
+  private readonly termCache = new Map<string, Map<string, CachedTerm | null>>();
   /** Parsed skip tables of recently used long postings lists, by their offset. */
   private readonly shapes = new Map<number, PostingsShape>();
   private cachedBlock: { index: number; bytes: Uint8Array; starts: Int32Array; ends: Int32Array } | undefined;
   private closed = false;
 
-  static open(dir: Directory, generation: number): GenerationReader {
-    return new GenerationReader(dir, generation);
+  static open(dir: Directory, generation: number, options: GenerationReaderOptions = {}): GenerationReader {
+    return new GenerationReader(dir, generation, options.postingsInMemoryUpTo ?? POSTINGS_IN_MEMORY_BYTES);
   }
 
-  private constructor(dir: Directory, generation: number) {
+  private constructor(dir: Directory, generation: number, inMemoryUpTo: number) {
     const metaName = generationFile(generation, 'gen');
     const { body } = readCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION);
     try {
@@ -81,11 +105,15 @@ export class GenerationReader {
       const termsStart = dir.fileLength(generationFile(generation, 'tim')) - 8 - terms.body.length;
       this.dictionary = withFile(generationFile(generation, 'tim'), () => new TermDictionaryReader(terms.body, termsStart));
       // Postings and positions are read on every query: held in memory (up to a size per file).
-      const inMemory = { inMemoryUpTo: POSTINGS_IN_MEMORY_BYTES };
-      this.docInput = openCodecFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS, FORMAT_VERSION, inMemory).input;
+      this.docInput = openPostingsFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS, inMemoryUpTo);
       opened.push(this.docInput);
-      this.posInput = openCodecFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS, FORMAT_VERSION, inMemory).input;
+      this.posInput = openPostingsFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS, inMemoryUpTo);
       opened.push(this.posInput);
+      // In memory: lists are read in place (no read, no copy per query); else with pread.
+      this.docBytes = this.docInput.length <= inMemoryUpTo ? this.docInput.read(0, this.docInput.length) : null;
+      this.docView = this.docBytes === null ? null : viewOf(this.docBytes);
+      this.positionsSource =
+        this.posInput.length <= inMemoryUpTo ? { view: viewOf(this.posInput.read(0, this.posInput.length)) } : { input: this.posInput };
       const stored = openCodecFile(dir, generationFile(generation, 'fdt'), CODEC_STORED, FORMAT_VERSION);
       this.storedInput = stored.input;
       opened.push(this.storedInput);
@@ -115,31 +143,55 @@ export class GenerationReader {
   }
 
   termInfo(field: string, term: string): TermInfo | undefined {
-    // Queries look the same terms up again and again (statistics, then postings, per query).
-    const cacheKey = `${field}\u0000${term}`;
-    if (this.termCache.has(cacheKey)) return this.termCache.get(cacheKey);
-    const info = this.dictionary.lookup(field, term);
-    if (this.termCache.size >= TERM_CACHE_ENTRIES) this.termCache.delete(this.termCache.keys().next().value!);
-    this.termCache.set(cacheKey, info);
-    return info;
+    return this.cachedTerm(field, term)?.info;
   }
 
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
-    const info = this.termInfo(field, term);
-    return info === undefined ? null : this.postingsOf(info, withPositions);
+    const cached = this.cachedTerm(field, term);
+    if (cached === null) return null;
+    // A field indexed without positions has none to give (its lists have no `.pos` runs).
+    const positions = withPositions && this.fieldMeta.get(field)?.positions === true;
+    const iterator = this.postingsOf(cached.info, positions, cached.shape);
+    cached.shape = iterator.shape;
+    return iterator;
   }
 
-  postingsOf(info: TermInfo, withPositions: boolean): BlockPostingsIterator {
-    const bytes = this.docInput.read(info.docStart, info.docLength);
-    let shape = info.docFreq > POSTINGS_BLOCK_SIZE ? this.shapes.get(info.docStart) : undefined;
-    if (shape === undefined) {
-      shape = parsePostingsShape(bytes, info.docFreq, info.posStart, info.posLength);
-      if (info.docFreq > POSTINGS_BLOCK_SIZE) {
+  postingsOf(info: TermInfo, withPositions: boolean, knownShape: PostingsShape | null = null): BlockPostingsIterator {
+    let bytes = this.docBytes;
+    let view = this.docView;
+    let base = info.docStart;
+    if (bytes === null || view === null) {
+      bytes = this.docInput.read(info.docStart, info.docLength);
+      view = viewOf(bytes);
+      base = 0;
+    }
+    let shape = knownShape;
+    const long = info.docFreq > POSTINGS_BLOCK_SIZE;
+    if (shape === null && long) shape = this.shapes.get(info.docStart) ?? null;
+    if (shape === null) {
+      shape = parsePostingsShape(bytes, base, info.docLength, info.docFreq, info.posStart);
+      if (long) {
         if (this.shapes.size >= SHAPE_CACHE_ENTRIES) this.shapes.delete(this.shapes.keys().next().value!);
         this.shapes.set(info.docStart, shape);
       }
     }
-    return new BlockPostingsIterator(bytes, shape, withPositions ? this.posInput : null);
+    return new BlockPostingsIterator(view, base, shape, withPositions ? this.positionsSource : null);
+  }
+
+  private cachedTerm(field: string, term: string): CachedTerm | null {
+    let perField = this.termCache.get(field);
+    if (perField === undefined) {
+      perField = new Map();
+      this.termCache.set(field, perField);
+    }
+    let cached = perField.get(term);
+    if (cached === undefined) {
+      const info = this.dictionary.lookup(field, term);
+      cached = info === undefined ? null : { info, shape: null };
+      if (perField.size >= TERM_CACHE_ENTRIES) perField.delete(perField.keys().next().value!);
+      perField.set(term, cached);
+    }
+    return cached;
   }
 
   termsWithPrefix(field: string, prefix: string, limit: number): string[] {
@@ -227,6 +279,27 @@ export class GenerationReader {
       this.numbers.set(name, values);
     }
   }
+}
+
+/**
+ * Opens `.doc` or `.pos`. Only the current postings format is read: an older one would be
+ * decoded as garbage, so it is rejected with a message that says what to do.
+ */
+function openPostingsFile(dir: Directory, name: string, codec: string, inMemoryUpTo: number): IndexInput {
+  const opened = openCodecFile(dir, name, codec, POSTINGS_FORMAT_VERSION, { inMemoryUpTo });
+  if (opened.version !== POSTINGS_FORMAT_VERSION) {
+    opened.input.close();
+    throw new CorruptIndexError(
+      name,
+      `postings format version ${opened.version} was written by an older build; this build reads version ` +
+        `${POSTINGS_FORMAT_VERSION} only: re-index the collection (push its documents again into a new one)`,
+    );
+  }
+  return opened.input;
+}
+
+function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function findBlock(blocks: StoredBlock[], docId: number): number {

@@ -1,4 +1,41 @@
+/**
+ * Writes the files of one generation (list in `generation-files.ts`). This comment is the
+ * specification of the postings format, version {@link POSTINGS_FORMAT_VERSION} of `.doc` and
+ * `.pos`; the term dictionary `.tim` says where each term's postings start and how long they
+ * are in both files.
+ *
+ * Notation: vint = variable-length integer (7 bits a byte, low first); f32 = little-endian
+ * float32; packed(n, w) = n unsigned integers of w bits, low bits first in little-endian
+ * 32-bit words, 4 * ceil(n * w / 32) bytes (see `bit-packing.ts`; w = 0 takes no bytes).
+ *
+ * `.doc`, one postings list of docFreq documents in B = ceil(docFreq / 128) blocks of 128
+ * (the last one holds the rest, n = 1..128 documents):
+ *
+ *   maxFreq vint · minLength vint · maxRatio f32          whole list (block-max pruning)
+ *   if B > 1, a skip table, per block:
+ *     lastDocDelta vint    last doc of the block minus the previous block's (first: + 1)
+ *     byteLength vint      of the block in `.doc`
+ *     posByteLength vint   of the block's run in `.pos` (0 without positions)
+ *     maxFreq vint · minLength vint · maxRatio f32      the block's bounds
+ *   blocks, each:
+ *     docWidth u8 · freqWidth u8 · posWidth u8 · 0 u8
+ *     packed(n, docWidth)  doc-id gaps minus 1 (doc - previous doc - 1; the list starts at -1)
+ *     packed(n, freqWidth) freq - 1 of each document
+ *
+ * maxRatio is the largest freq / max(1, field length), rounded up to a float32 (a bound).
+ * The lengths are the field's token counts (1 for fields without lengths).
+ *
+ * `.pos`, one run per block of a list with positions, in block order: packed(Σ freq,
+ * posWidth), the absolute positions of every document of the block in order, ascending
+ * within a document. A document's positions start at the sum of the frequencies before it
+ * in its block, so a reader finds them without decoding the others. A list's runs are
+ * contiguous; the dictionary gives the first one's offset, the skip table the lengths.
+ *
+ * Widths are the bit widths of the block's largest value (0..32), so a block of consecutive
+ * documents all with freq 1 (a title's term on every page of a document) is just its header.
+ */
 import { ByteWriter } from '../store/byte-writer.js';
+import { bitWidth, packInto } from './bit-packing.js';
 import { createCodecOutput, writeCodecFile, type CodecOutput } from '../store/codec-file.js';
 import type { Directory } from '../store/directory.js';
 import { StoredBlockWriter, type StoredBlock } from './stored-record-codec.js';
@@ -12,6 +49,7 @@ import {
   FORMAT_VERSION,
   generationFile,
   POSTINGS_BLOCK_SIZE,
+  POSTINGS_FORMAT_VERSION,
   TERMS_PER_BLOCK,
   type FieldMeta,
   type GenerationMeta,
@@ -58,7 +96,8 @@ export function writeGeneration(dir: Directory, generation: number, source: Gene
   const open = (extension: 'tim' | 'doc' | 'pos' | 'nrm' | 'fdt', codec: string): CodecOutput => {
     const name = generationFile(generation, extension);
     files.push(name);
-    return createCodecOutput(dir, name, codec, FORMAT_VERSION);
+    const version = extension === 'doc' || extension === 'pos' ? POSTINGS_FORMAT_VERSION : FORMAT_VERSION;
+    return createCodecOutput(dir, name, codec, version);
   };
   const fields: FieldMeta[] = [];
   const termsOut = open('tim', CODEC_TERMS);
@@ -115,12 +154,18 @@ interface PostingsEntry {
   posLength: number;
 }
 
-/** Encodes postings lists into `.doc` and `.pos` (layout in generation-files.ts). */
+/**
+ * Encodes postings lists into `.doc` and `.pos` (the format is specified at the top of this
+ * file). Scratch arrays are reused from one term to the next.
+ */
 class PostingsWriter {
   private readonly docBuffer = new ByteWriter(1 << 16);
   private readonly blockBuffer = new ByteWriter(1 << 12);
   private readonly skipBuffer = new ByteWriter(1 << 10);
   private readonly posBuffer = new ByteWriter(1 << 16);
+  private readonly deltas = new Uint32Array(POSTINGS_BLOCK_SIZE);
+  private readonly freqsMinusOne = new Uint32Array(POSTINGS_BLOCK_SIZE);
+  private blockPositions = new Uint32Array(1024);
 
   constructor(
     private readonly docOut: CodecOutput,
@@ -138,6 +183,8 @@ class PostingsWriter {
     const out = this.docBuffer;
     const skip = this.skipBuffer;
     const blockBytes = this.blockBuffer;
+    const deltas = this.deltas;
+    const freqsMinusOne = this.freqsMinusOne;
     out.reset();
     skip.reset();
     blockBytes.reset();
@@ -152,30 +199,52 @@ class PostingsWriter {
       let blockMinLength = 0x7fffffff;
       let blockMaxRatio = 0;
       const previousLastDoc = lastDoc;
+      // OR of the values: its bit width is the width of the largest.
+      let deltaBits = 0;
+      let freqBits = 0;
+      let positionBits = 0;
+      let positionCount = 0;
       for (let i = from; i < to; i++) {
         const doc = docs[i]!;
         const freq = freqs[i]!;
-        const delta = doc - lastDoc;
-        lastDoc = doc;
-        if (freq === 1) blockBytes.writeVInt(delta * 2 + 1);
-        else {
-          blockBytes.writeVInt(delta * 2);
-          blockBytes.writeVInt(freq);
+        if (!(doc > lastDoc) || !(freq >= 1)) {
+          throw new RangeError(`postings must have ascending docIds and freqs >= 1 (doc ${doc} after ${lastDoc}, freq ${freq})`);
         }
+        const delta = doc - lastDoc - 1;
+        lastDoc = doc;
+        deltas[i - from] = delta;
+        deltaBits |= delta;
+        freqsMinusOne[i - from] = freq - 1;
+        freqBits |= freq - 1;
         if (freq > blockMaxFreq) blockMaxFreq = freq;
         const length = lengths === null ? 1 : lengths[doc]!;
         if (length < blockMinLength) blockMinLength = length;
         const ratio = freq / Math.max(1, length);
         if (ratio > blockMaxRatio) blockMaxRatio = ratio;
         if (positions !== null) {
-          let previous = 0;
+          if (this.blockPositions.length < positionCount + freq) {
+            const grown = new Uint32Array(Math.max(positionCount + freq, this.blockPositions.length * 2));
+            grown.set(this.blockPositions.subarray(0, positionCount));
+            this.blockPositions = grown;
+          }
           for (let p = 0; p < freq; p++) {
             const position = positions[positionAt++]!;
-            this.posBuffer.writeVInt(position - previous);
-            previous = position;
+            this.blockPositions[positionCount++] = position;
+            positionBits |= position;
           }
         }
       }
+      const n = to - from;
+      const docWidth = bitWidth(deltaBits >>> 0);
+      const freqWidth = bitWidth(freqBits >>> 0);
+      const positionWidth = bitWidth(positionBits >>> 0);
+      blockBytes.writeByte(docWidth);
+      blockBytes.writeByte(freqWidth);
+      blockBytes.writeByte(positionWidth);
+      blockBytes.writeByte(0);
+      packInto(blockBytes, deltas, 0, n, docWidth);
+      packInto(blockBytes, freqsMinusOne, 0, n, freqWidth);
+      packInto(this.posBuffer, this.blockPositions, 0, positionCount, positionWidth);
       if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
       if (blockMinLength < minLength) minLength = blockMinLength;
       if (blockMaxRatio > maxRatio) maxRatio = blockMaxRatio;
