@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { formatBytes, formatMs, markdownTable, median, type TableRow } from '../measure.js';
 import { QUERY_CLASSES, queriesOfClass, queryLabel } from '../query-set.js';
+import { QUERY_BUDGET_MS } from './run-peer.js';
 import { formatInt, isNa, seriesOf, type CompareResults, type Series } from './compare-results.js';
 import type { NotApplicable, PersistedSize } from './peer.js';
 import type { PeerRun, RunPhase } from './peer-run.js';
@@ -152,6 +153,12 @@ function notes(results: CompareResults, series: Series[]): string {
     let line = `- **${s.peer}**: ${run.setup.description} Persisted size: ${size}. The page added by the change was found by the next query in ${found} of ${run.changeFound.length} rounds.`;
     const unsupported = Object.entries(run.setup.unsupported);
     if (unsupported.length > 0) line += ` n/a: ${unsupported.map(([c, why]) => `${c} (${why})`).join(', ')}.`;
+    const cut = QUERY_CLASSES.flatMap((c) => {
+      const latency = run.queries[c];
+      const full = results.runs * queriesOfClass(c).length;
+      return isNa(latency) || latency.samples >= full ? [] : [`${c} over ${latency.samples} of ${full} runs`];
+    });
+    if (cut.length > 0) line += ` Queries cut at ${QUERY_BUDGET_MS / 1000} s each: ${cut.join(', ')}.`;
     const check = run.hitCheck;
     if (check !== undefined && check.ok < check.checked) {
       line += ` ${formatInt(check.checked - check.ok)} of its ${formatInt(check.checked)} top-10 hits lack a query word (for AND: one of them), e.g. ${check.misses.map((m) => `\`${m.replace('https://rfc.example.org/', '')}\``).join(', ')}.`;
@@ -187,7 +194,8 @@ export function writeCompareMarkdown(path: string, results: CompareResults, char
     `Each library runs in its own child process (\`--max-old-space-size=${results.heapMb}\`, so a heap limit of ${results.heapMb} MiB for all), ` +
       "one after the other: RSS is each one's own, and a library that runs out of memory is run again on fewer pages " +
       '(150,000, 100,000, 75,000, 50,000... the first below 80% of where it failed) and compared with ours on the same pages. ' +
-      `Query latency: top 10 keys, ${results.runs} timed runs of each query after a warm-up, median and p99 (nearest rank) over every run of the class ` +
+      `Query latency: top 10 keys, ${results.runs} timed runs of each query after an untimed one that records its answer ` +
+      `(fewer, at least 3, once a query's runs add up to ${QUERY_BUDGET_MS / 1000} s), median and p99 (nearest rank) over every run of the class ` +
       `(${results.runs * 10} samples, ${results.runs * 5} for single-common). ` +
       'Index time includes reading and parsing the corpus (the same stream for all) and ends when every page is searchable. ' +
       `Change → searchable: one new page added to the built index until a query for a word only it contains returns it (median of ${results.changeRounds}); ` +

@@ -60,6 +60,15 @@ function failureReason(
   if (OOM_PATTERNS.some((pattern) => pattern.test(stderr))) {
     return { reason: `JavaScript heap out of memory, heap limit ${heapMb} MiB`, outOfMemory: true };
   }
+  // V8 aborts (SIGTRAP/SIGABRT) on some limits instead of throwing: name the failed check.
+  const fatal = /^# (Check failed: .*|Fatal .*error.*)$/m.exec(stderr.replace(/^# Fatal error in .*$/m, ''));
+  if (fatal !== null) {
+    const builtin = /Builtin_(\w+)/.exec(stderr)?.[1];
+    return {
+      reason: `V8 fatal error${builtin === undefined ? '' : ` in ${builtin}`}: ${fatal[1]!.trim()}`,
+      outOfMemory: false,
+    };
+  }
   if (signal === 'SIGKILL')
     return { reason: 'killed by SIGKILL (most likely the system ran out of memory)', outOfMemory: true };
   const error = stderr.split('\n').find((line) => /^\w*(Error|Exception)\b/.test(line.trim()));
