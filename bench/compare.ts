@@ -4,12 +4,13 @@
  * one run, on the RFC corpus.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/compare.js [--limit N] [--peers ours,fts5,minisearch,orama,flexsearch]
- *     [--out bench/results/compare] [--runs 20] [--change-rounds 5] [--heap-mb 8192] [--timeout-min 90] [--stem]
+ *     [--out bench/results/compare] [--repeat 1] [--runs 20] [--change-rounds 5] [--heap-mb 8192] [--timeout-min 90] [--stem]
  *
  * Each library runs in its own child process with the same heap limit (`bench/lib/peers/`):
  * index time, time from a change to searchable, query latency median/p99 per query class,
  * RSS, persisted size. A library that runs out of memory is run again on fewer pages and
- * compared with ours on those pages. Prints the numbers and their ratios to ours, and writes
+ * compared with ours on those pages. With `--repeat N` every library runs N times, in turn with
+ * the others, and each number is the median of its N runs (the machine may be shared). Prints the numbers and their ratios to ours, and writes
  * `<out>.md` (tables and notes), `<out>.svg` (chart) and `<out>.json` (every attempt, with
  * the top 10 keys of each query).
  */
@@ -21,11 +22,11 @@ import { parseArgs } from 'node:util';
 import { checkHits } from './lib/peers/check-hits.js';
 import { writeCompareChart } from './lib/peers/compare-chart.js';
 import { absoluteRows, ratioRows, writeCompareMarkdown } from './lib/peers/compare-report.js';
-import type { CompareResults, PeerOutcome } from './lib/peers/compare-results.js';
+import type { CompareResults } from './lib/peers/compare-results.js';
 import { isPeerName, PEER_NAMES, type PeerName } from './lib/peers/peer.js';
-import { isComplete, type PeerRun } from './lib/peers/peer-run.js';
 import { runPeerChild } from './lib/peers/run-peer.js';
-import { runPeerProcess, runWithFallback, type SpawnOptions } from './lib/peers/spawn-peer.js';
+import { runRounds } from './lib/peers/run-rounds.js';
+import type { SpawnOptions } from './lib/peers/spawn-peer.js';
 import { formatBytes, printTable } from './lib/measure.js';
 import { corpusAvailable, corpusMissingMessage, repositoryRoot } from './lib/rfc-corpus.js';
 
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     peers: { type: 'string', default: PEER_NAMES.join(',') },
     out: { type: 'string' },
     runs: { type: 'string', default: '20' },
+    repeat: { type: 'string', default: '1' },
     'change-rounds': { type: 'string', default: '5' },
     'heap-mb': { type: 'string', default: '8192' },
     'timeout-min': { type: 'string', default: '90' },
@@ -55,6 +57,7 @@ function positiveInt(name: string, text: string | undefined): number | undefined
 const limit = positiveInt('limit', values.limit);
 const runs = positiveInt('runs', values.runs)!;
 const changeRounds = positiveInt('change-rounds', values['change-rounds'])!;
+const repeat = positiveInt('repeat', values.repeat)!;
 
 function parsePeers(text: string): PeerName[] {
   const names = text
@@ -93,28 +96,8 @@ async function parent(): Promise<void> {
     dir: (peer, size) => join(scratch, `${peer}-${size ?? 'all'}`),
     log: (line) => console.log(line),
   };
-  const outcomes: PeerOutcome[] = [];
   try {
-    for (const peer of peers) {
-      const { attempts, used } = await runWithFallback(peer, limit, options);
-      outcomes.push({ peer, attempts, used: used?.run as PeerRun | undefined });
-    }
-    // Ours again on every smaller size a peer had to fall back to, for a like-for-like ratio.
-    const oursMain = outcomes.find((o) => o.peer === 'ours');
-    const ours: PeerRun[] = oursMain?.used === undefined ? [] : [oursMain.used];
-    if (ours.length > 0) {
-      const sizes = new Set(
-        outcomes.flatMap((o) => (o.used !== undefined && o.used.docs !== ours[0]!.docs ? [o.used.docs] : [])),
-      );
-      for (const size of [...sizes].sort((a, b) => b - a)) {
-        console.log(
-          `running ours on ${size.toLocaleString('en-US')} pages, to compare with the peers that ran on them...`,
-        );
-        const attempt = await runPeerProcess('ours', size, options);
-        oursMain!.attempts.push(attempt);
-        if (isComplete(attempt.run)) ours.push(attempt.run);
-      }
-    }
+    const { outcomes, ours } = await runRounds(peers, limit, repeat, options);
     console.log('checking the top-10 hits against the pages...');
     const checked = [
       ...ours,
@@ -123,6 +106,7 @@ async function parent(): Promise<void> {
     for (const [run, check] of await checkHits(checked, changeRounds)) run.hitCheck = check;
     const results: CompareResults = {
       limit,
+      repeat,
       heapMb: options.heapMb,
       runs,
       changeRounds,

@@ -60,6 +60,7 @@ void describe(
       }
       assert.match(md, /## Ratios to ours/);
       assert.match(md, /first 300 pages/);
+      assert.match(md, /\| ours \| 300 \| 300 pages: completed in /);
     });
 
     void it('writes a well-formed SVG document', () => {

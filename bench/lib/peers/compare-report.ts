@@ -129,18 +129,34 @@ export function ratioRows(results: CompareResults): TableRow[] {
 
 /** One line per peer: the sizes tried and how each attempt ended. */
 export function runRows(results: CompareResults): TableRow[] {
-  return results.peers.map((outcome) => ({
-    peer: outcome.peer,
-    'pages indexed': outcome.used === undefined ? 'none' : formatInt(outcome.used.docs),
-    attempts: outcome.attempts
-      .map((a) => {
-        const size = a.limit === undefined ? 'whole corpus' : `${formatInt(a.limit)} pages`;
-        if (a.failure === undefined) return `${size}: completed in ${formatMs(a.wallMs)}`;
-        const what = a.failure.outOfMemory ? 'ran out of memory' : 'failed';
-        return `${size}: ${what} while ${PHASE_TEXT[a.failure.phase]} at ${formatInt(a.failure.atDocs)} pages (${a.failure.reason})`;
-      })
-      .join('; '),
-  }));
+  return results.peers.map((outcome) => {
+    // Completed runs of one size on one line ("whole corpus: 3 runs, 41 s, 39 s, 45 s"), failures one by one.
+    const parts: string[] = [];
+    const completed = new Map<string, number[]>();
+    for (const a of outcome.attempts) {
+      const size = a.limit === undefined ? 'whole corpus' : `${formatInt(a.limit)} pages`;
+      if (a.failure === undefined) {
+        if (!completed.has(size)) parts.push(size);
+        completed.set(size, [...(completed.get(size) ?? []), a.wallMs]);
+        continue;
+      }
+      const what = a.failure.outOfMemory ? 'ran out of memory' : 'failed';
+      parts.push(
+        `${size}: ${what} while ${PHASE_TEXT[a.failure.phase]} at ${formatInt(a.failure.atDocs)} pages (${a.failure.reason})`,
+      );
+    }
+    const text = parts.map((part) => {
+      const walls = completed.get(part);
+      if (walls === undefined) return part;
+      const runs = walls.length === 1 ? 'completed' : `${walls.length} runs completed`;
+      return `${part}: ${runs} in ${walls.map(formatMs).join(', ')}`;
+    });
+    return {
+      peer: outcome.peer,
+      'pages indexed': outcome.used === undefined ? 'none' : formatInt(outcome.used.docs),
+      attempts: text.join('; '),
+    };
+  });
 }
 
 function notes(results: CompareResults, series: Series[]): string {
@@ -155,7 +171,7 @@ function notes(results: CompareResults, series: Series[]): string {
     if (unsupported.length > 0) line += ` n/a: ${unsupported.map(([c, why]) => `${c} (${why})`).join(', ')}.`;
     const cut = QUERY_CLASSES.flatMap((c) => {
       const latency = run.queries[c];
-      const full = results.runs * queriesOfClass(c).length;
+      const full = results.runs * queriesOfClass(c).length * (run.runs ?? 1);
       return isNa(latency) || latency.samples >= full ? [] : [`${c} over ${latency.samples} of ${full} runs`];
     });
     if (cut.length > 0) line += ` Queries cut at ${QUERY_BUDGET_MS / 1000} s each: ${cut.join(', ')}.`;
@@ -192,7 +208,11 @@ export function writeCompareMarkdown(path: string, results: CompareResults, char
     `Corpus: ${corpus}, one document per page (key, title, text). Machine: ${results.machine}. ` +
       `Date: ${results.date}. Command: \`${results.command}\`.`,
     `Each library runs in its own child process (\`--max-old-space-size=${results.heapMb}\`, so a heap limit of ${results.heapMb} MiB for all), ` +
-      "one after the other: RSS is each one's own, and a library that runs out of memory is run again on fewer pages " +
+      (results.repeat > 1
+        ? `in turn, ${results.repeat} rounds (${results.peers.map((p) => p.peer).join(', ')}, then again), and every number is the median of a library's ${results.repeat} runs ` +
+          "(p99: the median of the runs' p99; change → searchable: the median of all rounds), so that other work on the machine weighs on all alike; "
+        : 'one after the other; ') +
+      "RSS is each one's own, and a library that runs out of memory is run again on fewer pages " +
       '(150,000, 100,000, 75,000, 50,000... the first below 80% of where it failed) and compared with ours on the same pages. ' +
       `Query latency: top 10 keys, ${results.runs} timed runs of each query after an untimed one that records its answer ` +
       `(fewer, at least 3, once a query's runs add up to ${QUERY_BUDGET_MS / 1000} s), median and p99 (nearest rank) over every run of the class ` +

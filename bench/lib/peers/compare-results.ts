@@ -18,6 +18,8 @@ export interface PeerOutcome {
 export interface CompareResults {
   /** `--limit`; undefined: the whole corpus. */
   limit: number | undefined;
+  /** Rounds: each peer's numbers are the median of this many runs. */
+  repeat: number;
   heapMb: number;
   runs: number;
   changeRounds: number;

@@ -42,6 +42,8 @@ export interface PeerRun {
   persisted: PersistedSize | NotApplicable;
   /** Added by the parent: whether the top-10 hits have the query words (`check-hits.ts`). */
   hitCheck?: HitCheck;
+  /** Runs this is the median of (`median-run.ts`); absent: 1. */
+  runs?: number;
 }
 
 /** How a run ended early. */

@@ -157,6 +157,10 @@ export function runPeerProcess(
       options.log(
         `  ${peer}: failed while ${phase} at ${failure.atDocs.toLocaleString('en-US')} pages: ${reason}`,
       );
+      // A crash while exporting keeps the run: only its persisted size is missing.
+      if (isComplete(run) && run.persisted === undefined) {
+        run.persisted = { na: `the process crashed while exporting the index (${reason})` };
+      }
       resolve({ peer, limit, run, failure, wallMs });
     });
   });
@@ -172,7 +176,7 @@ export interface FallbackResult {
 /**
  * Runs a peer on `limit` pages, and after a failure before its queries were measured, on
  * smaller sizes ({@link nextSmallerSize}) until a run completes. A failure while exporting
- * keeps the run: only its persisted size is missing.
+ * keeps the run (see {@link runPeerProcess}).
  */
 export async function runWithFallback(
   peer: PeerName,
@@ -187,14 +191,7 @@ export async function runWithFallback(
     );
     const attempt = await runPeerProcess(peer, size, options);
     attempts.push(attempt);
-    if (isComplete(attempt.run)) {
-      if (attempt.failure !== undefined && attempt.run.persisted === undefined) {
-        attempt.run.persisted = {
-          na: `the export failed while ${attempt.failure.phase}: ${attempt.failure.reason}`,
-        };
-      }
-      return { attempts, used: attempt };
-    }
+    if (isComplete(attempt.run)) return { attempts, used: attempt };
     const failure = attempt.failure ?? {
       phase: 'closing',
       atDocs: 0,
