@@ -12,9 +12,10 @@
  * compared with ours on those pages. With `--repeat N` every library runs N times, in turn with
  * the others, and each number is the median of its N runs (the machine may be shared). Prints the numbers and their ratios to ours, and writes
  * `<out>.md` (tables and notes), `<out>.svg` (chart) and `<out>.json` (every attempt, with
- * the top 10 keys of each query).
+ * the top 10 keys of each query). `--render <out>.json` writes the report and chart again from
+ * saved results.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,8 @@ const { values } = parseArgs({
     'heap-mb': { type: 'string', default: '8192' },
     'timeout-min': { type: 'string', default: '90' },
     stem: { type: 'boolean', default: false },
+    // Writes the report and chart again from a saved <out>.json, without running anything.
+    render: { type: 'string' },
     // Child mode (started by the parent).
     child: { type: 'string' },
     dir: { type: 'string' },
@@ -117,24 +120,33 @@ async function parent(): Promise<void> {
       peers: outcomes,
       ours,
     };
-    console.log('');
-    printTable(absoluteRows(results));
-    console.log(
-      '\nRatios to ours on the same pages (peer / ours; pages/s: ours / peer): above 1, ours is better.',
-    );
-    printTable(ratioRows(results));
-    mkdirSync(dirname(out), { recursive: true });
-    writeCompareMarkdown(`${out}.md`, results, `${out}.svg`);
-    writeCompareChart(`${out}.svg`, results);
-    writeFileSync(`${out}.json`, JSON.stringify(results, null, 1) + '\n');
-    console.log(`\nwrote ${out}.md, ${out}.svg and ${out}.json`);
+    report(results, out, true);
     if (outcomes.some((o) => o.used === undefined)) process.exitCode = 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-if (values.child !== undefined) {
+/** Prints the tables and writes `<out>.md`, `<out>.svg` (and `<out>.json` unless it is the source). */
+function report(results: CompareResults, out: string, writeJson: boolean): void {
+  console.log('');
+  printTable(absoluteRows(results));
+  console.log(
+    '\nRatios to ours on the same pages (peer / ours; pages/s: ours / peer): above 1, ours is better.',
+  );
+  printTable(ratioRows(results));
+  mkdirSync(dirname(out), { recursive: true });
+  writeCompareMarkdown(`${out}.md`, results, `${out}.svg`);
+  writeCompareChart(`${out}.svg`, results);
+  if (writeJson) writeFileSync(`${out}.json`, JSON.stringify(results, null, 1) + '\n');
+  console.log(`\nwrote ${out}.md, ${out}.svg${writeJson ? ` and ${out}.json` : ''}`);
+}
+
+if (values.render !== undefined) {
+  const source = resolve(values.render);
+  const out = resolve(values.out ?? source.replace(/\.json$/, ''));
+  report(JSON.parse(readFileSync(source, 'utf8')) as CompareResults, out, resolve(`${out}.json`) !== source);
+} else if (values.child !== undefined) {
   const peer = values.child;
   if (!isPeerName(peer) || values.dir === undefined) throw new Error('--child needs a peer name and --dir');
   await runPeerChild({ peer, limit, runs, changeRounds, dir: values.dir, stem: values.stem === true });

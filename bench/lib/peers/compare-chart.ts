@@ -192,17 +192,18 @@ export function compareChartSvg(results: CompareResults): string {
     tick: (v) => `${formatInt(v)} MiB`,
     label: (v) => formatBytes(v * MIB),
   };
-  const legendRows = Math.ceil(series.length / 4);
+  const perRow = 5;
+  const legendRows = Math.ceil(series.length / perRow);
   const top = 44 + legendRows * 18;
-  const height = top + 300 + 240 + 10;
+  const height = top + 300 + 240 + 28;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" ${FONT}>`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     text(12, 22, `pushsearch vs in-process peers, ${corpus}`, 'font-size="16" font-weight="700"'),
   ];
   series.forEach((s, i) => {
-    const lx = 12 + (i % 4) * 240;
-    const ly = 36 + Math.floor(i / 4) * 18;
+    const lx = 12 + (i % perRow) * 192;
+    const ly = 36 + Math.floor(i / perRow) * 18;
     parts.push(`<rect x="${lx}" y="${ly}" width="12" height="12" fill="${colorsOf(series)[i]}"/>`);
     parts.push(text(lx + 18, ly + 10, s.label, 'font-size="12"'));
   });
@@ -211,6 +212,15 @@ export function compareChartSvg(results: CompareResults): string {
   parts.push(panelSvg(indexing, series, 0, top + 300, third, 240));
   parts.push(panelSvg(change, series, third, top + 300, third, 240));
   parts.push(panelSvg(memory, series, 2 * third, top + 300, third, 240));
+  const runs = results.repeat > 1 ? `medians of ${results.repeat} runs of each library, ` : '';
+  parts.push(
+    text(
+      12,
+      height - 10,
+      `${runs}${results.date.slice(0, 10)}, ${results.machine}. Details: compare.md`,
+      'font-size="10" fill="#6b7280"',
+    ),
+  );
   parts.push('</svg>');
   return parts.join('\n') + '\n';
 }
