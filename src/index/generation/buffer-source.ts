@@ -1,4 +1,4 @@
-import type { FieldBuffer, GenerationBuffer } from './generation-buffer.js';
+import { largeArrayBuffer, type FieldBuffer, type GenerationBuffer } from './generation-buffer.js';
 import { recordsOfBlocks, type StoredBlock } from './stored-record-codec.js';
 import type { GenerationSource, PostingsData, SourceField } from './generation-writer.js';
 
@@ -149,8 +149,10 @@ function invertField(name: string, field: FieldBuffer, docCount: number): Invert
   }
   for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!;
   const next = starts.slice(0, termCount);
-  const docs = new Int32Array(count);
-  const positions = withPositions ? new Int32Array(count) : null;
+  // One allocation for both (large ones are mappings of their own: see largeArrayBuffer).
+  const memory = largeArrayBuffer((withPositions ? 8 : 4) * count);
+  const docs = new Int32Array(memory, 0, count);
+  const positions = withPositions ? new Int32Array(memory, 4 * count, count) : null;
   // Entries in arrival order; `doc` is the document of entry number `at`, `position` its position.
   const { runDocs, runStarts, runCount } = field;
   let run = -1;

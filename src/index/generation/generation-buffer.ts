@@ -18,6 +18,50 @@ const STORED_CHUNK_BYTES = 1 << 18;
 /** A rough cost of one term in memory: the string, its Map entry, its slot in `terms`. */
 const TERM_OVERHEAD_BYTES = 64;
 
+/** Arrays at least this large are allocated as {@link LARGE_ALLOCATION_BYTES} (see {@link largeArrayBuffer}). */
+const LARGE_ARRAY_BYTES = 4 << 20;
+/**
+ * Larger than any chunk glibc's malloc serves from an arena (a thread's arena grows in heaps
+ * of 64 MiB, and its mmap threshold stops rising at 32 MiB): such an allocation is a mapping
+ * of its own, given back to the system as soon as it is freed, and only the pages written to
+ * count in the resident size.
+ */
+const LARGE_ALLOCATION_BYTES = 65 << 20;
+
+/**
+ * Memory for a big array (an indexing buffer's chunks, a flush's sorted postings), so that it
+ * goes back to the system when the array is dropped. Worker threads allocate and free such
+ * arrays all the time; from malloc's arenas, the freed memory would stay with the process
+ * (each thread's arena keeps its high-water mark), and an indexing process would keep
+ * hundreds of MB it no longer uses. Small sizes are allocated as they are.
+ */
+export function largeArrayBuffer(bytes: number): ArrayBuffer {
+  return new ArrayBuffer(bytes >= LARGE_ARRAY_BYTES ? Math.max(bytes, LARGE_ALLOCATION_BYTES) : bytes);
+}
+
+/**
+ * Hands out the chunks of one buffer: small ones as arrays of their own while the buffer is
+ * small, then slices of slabs from {@link largeArrayBuffer} (freed with the buffer).
+ */
+class BufferMemory {
+  private slab: Uint8Array = new Uint8Array(0);
+  private used = 0;
+  private allocated = 0;
+
+  bytes(size: number): Uint8Array {
+    this.allocated += size;
+    if (this.allocated < LARGE_ARRAY_BYTES) return new Uint8Array(size);
+    if (this.used + size > this.slab.length) {
+      this.slab = new Uint8Array(largeArrayBuffer(Math.max(size, LARGE_ALLOCATION_BYTES)));
+      this.used = 0;
+    }
+    const chunk = this.slab.subarray(this.used, this.used + size);
+    // 8-byte aligned, so that any typed array can view a chunk.
+    this.used += (size + 7) & ~7;
+    return chunk;
+  }
+}
+
 /**
  * One field's postings while the buffer fills, kept as a stream of (termId, position) entries
  * in arrival order, plus the runs of entries that belong to each document (docs ascending,
@@ -70,6 +114,8 @@ export class FieldBuffer implements TokenSink {
     /** The analyzer of a text field (null for keyword fields, which get terms, not tokens). */
     private readonly analyzer: Analyzer | null,
     spellings?: SpellingTable,
+    /** Where its chunks come from (the buffer's). */
+    private readonly memory: BufferMemory = new BufferMemory(),
   ) {
     this.positions = positions;
     this.spellings = analyzer === null ? null : (spellings ?? SpellingTable.for(analyzer));
@@ -179,7 +225,7 @@ export class FieldBuffer implements TokenSink {
   private newChunk(): Uint8Array {
     if (this.chunks.length > 0) this.chunkEnds.push(this.fill);
     const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, 3 * this.count));
-    this.chunk = new Uint8Array(size);
+    this.chunk = this.memory.bytes(size);
     this.chunks.push(this.chunk);
     this.bytesUsed += size;
     this.fill = 0;
@@ -214,9 +260,11 @@ function grown(array: Int32Array): Int32Array<ArrayBuffer> {
  * shared chunks rather than kept as one small array each.
  */
 class StoredBlocks {
+  constructor(private readonly memory: BufferMemory) {}
+
   private readonly writer = new StoredBlockWriter((block) => this.keep(block));
   private readonly chunks: Uint8Array[] = [];
-  private chunk = new Uint8Array(0);
+  private chunk: Uint8Array = new Uint8Array(0);
   private used = 0;
   /** Per block: firstDoc, chunk index, offset, length. */
   private refs = new Int32Array(64);
@@ -246,7 +294,7 @@ class StoredBlocks {
   private keep(block: StoredBlock): void {
     const length = block.bytes.length;
     if (this.used + length > this.chunk.length) {
-      this.chunk = new Uint8Array(Math.max(STORED_CHUNK_BYTES, length));
+      this.chunk = this.memory.bytes(Math.max(STORED_CHUNK_BYTES, length));
       this.chunks.push(this.chunk);
       this.used = 0;
       this.keptBytes += this.chunk.length;
@@ -276,7 +324,8 @@ export interface GenerationBufferOptions {
 export class GenerationBuffer {
   readonly fields = new Map<string, FieldBuffer>();
   readonly numbers = new Map<string, number[]>();
-  private readonly stored = new StoredBlocks();
+  private readonly memory = new BufferMemory();
+  private readonly stored = new StoredBlocks(this.memory);
   readonly keys: string[] = [];
   /** docIds superseded inside this buffer (the same key put again, or deleted). */
   readonly killed = new Set<number>();
@@ -406,7 +455,7 @@ export class GenerationBuffer {
     let field = this.fields.get(name);
     if (field === undefined) {
       const analyzer = isKeywordField(name) ? null : this.schema.analyzerFor(name);
-      field = new FieldBuffer(this.schema.hasPositions(name), analyzer, analyzer === null ? undefined : this.options.spellings?.(analyzer));
+      field = new FieldBuffer(this.schema.hasPositions(name), analyzer, analyzer === null ? undefined : this.options.spellings?.(analyzer), this.memory);
       this.fields.set(name, field);
     }
     return field;
