@@ -41,7 +41,13 @@ export function bufferSource(buffer: GenerationBuffer): GenerationSource {
 /** Inverts a buffer that takes no more documents (sorts every field's entries by term). */
 export function invertBuffer(buffer: GenerationBuffer): InvertedBuffer {
   const docCount = buffer.docCount;
-  const fields = [...buffer.fields.keys()].sort().map((name) => invertField(name, buffer.fields.get(name)!, docCount));
+  const names = [...buffer.fields.keys()].sort();
+  // Every field's sorted postings in one allocation (a mapping of its own when large: see
+  // largeArrayBuffer), handed out in order.
+  let bytes = 0;
+  for (const name of names) bytes += (buffer.fields.get(name)!.positions ? 8 : 4) * buffer.fields.get(name)!.count;
+  const memory = { buffer: largeArrayBuffer(bytes), used: 0 };
+  const fields = names.map((name) => invertField(name, buffer.fields.get(name)!, docCount, memory));
   const numbers: [string, Float64Array][] = [...buffer.numbers.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(
     ([name, column]) => {
       const values = new Float64Array(docCount).fill(Number.NaN);
@@ -124,7 +130,7 @@ export function invertedSource(parts: InvertedBuffer[]): GenerationSource {
  * generator: V8 optimises a long loop while it runs (on-stack replacement) only outside
  * generators.
  */
-function invertField(name: string, field: FieldBuffer, docCount: number): InvertedField {
+function invertField(name: string, field: FieldBuffer, docCount: number, memory: { buffer: ArrayBuffer; used: number }): InvertedField {
   const terms = field.terms;
   const termCount = terms.length;
   const count = field.count;
@@ -149,10 +155,9 @@ function invertField(name: string, field: FieldBuffer, docCount: number): Invert
   }
   for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!;
   const next = starts.slice(0, termCount);
-  // One allocation for both (large ones are mappings of their own: see largeArrayBuffer).
-  const memory = largeArrayBuffer((withPositions ? 8 : 4) * count);
-  const docs = new Int32Array(memory, 0, count);
-  const positions = withPositions ? new Int32Array(memory, 4 * count, count) : null;
+  const docs = new Int32Array(memory.buffer, memory.used, count);
+  const positions = withPositions ? new Int32Array(memory.buffer, memory.used + 4 * count, count) : null;
+  memory.used += (withPositions ? 8 : 4) * count;
   // Entries in arrival order; `doc` is the document of entry number `at`, `position` its position.
   const { runDocs, runStarts, runCount } = field;
   let run = -1;

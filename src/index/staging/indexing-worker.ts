@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { receivedPut, type StagedOp } from './staged-op.js';
-import { GenerationBuffer, largeArrayBuffer } from '../generation/generation-buffer.js';
+import { GenerationBuffer } from '../generation/generation-buffer.js';
 import type { StoredBlock } from '../generation/stored-record-codec.js';
 import { Schema, type SchemaOptions } from '../schema.js';
 import { FsDirectory } from '../store/fs-directory.js';
@@ -107,7 +107,7 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
 function copyBlocks(blocks: StoredBlock[]): StoredBlock[] {
   let total = 0;
   for (const block of blocks) total += block.bytes.length;
-  const bytes = new Uint8Array(largeArrayBuffer(total), 0, total);
+  const bytes = new Uint8Array(total);
   let at = 0;
   return blocks.map((block) => {
     bytes.set(block.bytes, at);
