@@ -49,6 +49,15 @@ const { values } = parseArgs({
 });
 
 const COLLECTION = 'bench';
+/** The first-start admin's password of our server child; the client logs in once for a token, as PushClient does. */
+const ADMIN_PASSWORD = 'bench-password-1';
+
+/** Server children still running: killed if this process ends early (a failed run must not leave one listening). */
+const liveChildren = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
 
 if (values['serve-bare']) {
   serveBare();
@@ -79,7 +88,7 @@ function serveBare(): void {
 }
 
 async function serveOurs(home: string): Promise<void> {
-  const server = await startServer({ home, port: 0, logger: false });
+  const server = await startServer({ home, port: 0, logger: false, security: { adminPassword: ADMIN_PASSWORD } });
   answerCpuQueries();
   process.send!({ port: server.port });
   process.on('SIGTERM', () => {
@@ -115,7 +124,11 @@ function cpuOf(child: ChildProcess): Promise<number> {
 function forkServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(fileURLToPath(import.meta.url), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // e.g. BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the servers.
+    execArgv: (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''),
   });
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
   return new Promise((resolvePort, reject) => {
     child.once('message', (message: { port: number }) => resolvePort({ child, port: message.port }));
     child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
@@ -159,8 +172,26 @@ function request(
   });
 }
 
+/** Logs in as the admin of our server child; returns the headers every later request sends. */
+async function login(port: number): Promise<Record<string, string>> {
+  const agent = new http.Agent({ keepAlive: false });
+  const form = Buffer.from(`username=admin&password=${ADMIN_PASSWORD}`);
+  const answer = await request(agent, port, 'POST', '/admin-api/account/v1/login', {
+    'content-type': 'application/x-www-form-urlencoded',
+    'content-length': String(form.length),
+  }, form);
+  agent.destroy();
+  if (answer.status !== 200) throw new Error(`login answered ${answer.status}: ${answer.body}`);
+  return { 'X-Security-Token': (JSON.parse(answer.body) as { token: string }).token };
+}
+
 /** Sends every request over `connections` keep-alive connections; returns requests per second. */
-async function push(port: number, requests: PreparedRequest[], connections: number): Promise<number> {
+async function push(
+  port: number,
+  requests: PreparedRequest[],
+  connections: number,
+  authHeaders: Record<string, string> = {},
+): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   let next = 0;
   let failures = 0;
@@ -169,7 +200,7 @@ async function push(port: number, requests: PreparedRequest[], connections: numb
     Array.from({ length: connections }, async () => {
       while (next < requests.length) {
         const item = requests[next++];
-        const answer = await request(agent, port, 'PUT', item.path, item.headers, item.body);
+        const answer = await request(agent, port, 'PUT', item.path, { ...item.headers, ...authHeaders }, item.body);
         if (answer.status !== 200) {
           if (++failures <= 3) console.error(`PUT ${item.path} answered ${answer.status}: ${answer.body}`);
         }
@@ -246,16 +277,17 @@ async function runBenchmark(): Promise<void> {
         `push.auto-commit.max-changes=${Number(values['max-changes'])}\n`,
       );
       const ours = await forkServer(['--serve-ours', home]);
+      const authHeaders = await login(ours.port);
       const oursCpuBefore = await cpuOf(ours.child);
-      const oursRate = await push(ours.port, requests, connections);
+      const oursRate = await push(ours.port, requests, connections, authHeaders);
       const oursCpu = ((await cpuOf(ours.child)) - oursCpuBefore) / requests.length;
       const agent = new http.Agent({ keepAlive: true });
       const commitStarted = performance.now();
-      const commit = await request(agent, ours.port, 'POST', `/push-api/v1/collections/${COLLECTION}/commit`);
+      const commit = await request(agent, ours.port, 'POST', `/push-api/v1/collections/${COLLECTION}/commit`, authHeaders);
       const commitMs = performance.now() - commitStarted;
       if (commit.status !== 200) throw new Error(`commit answered ${commit.status}: ${commit.body}`);
       const state = JSON.parse(
-        (await request(agent, ours.port, 'GET', `/push-api/v1/collections/${COLLECTION}/state`)).body,
+        (await request(agent, ours.port, 'GET', `/push-api/v1/collections/${COLLECTION}/state`, authHeaders)).body,
       ) as {
         documents: number;
         stats: { JournalAppends: number; JournalFsyncs: number };
