@@ -312,9 +312,9 @@ class UnicodeAnalyzer implements Analyzer {
           k = ASCII_CLASS[c];
           if (k !== 0) {
             flags |= k;
-          } else if (c === 46 /* . */ && lastWordKind(text, start, i) === DIGIT && isDigitAt(text, i + 1)) {
+          } else if (c === 46 /* . */ && isDigitAt(text, i + 1) && lastWordKind(text, start, i) === DIGIT) {
             // joins two digits
-          } else if (c === 39 /* ' */ && lastWordKind(text, start, i) === LETTER && isLetterAt(text, i + 1)) {
+          } else if (c === 39 /* ' */ && isLetterAt(text, i + 1) && lastWordKind(text, start, i) === LETTER) {
             flags |= JOINED_APOSTROPHE;
           } else {
             break;
@@ -327,7 +327,7 @@ class UnicodeAnalyzer implements Analyzer {
             flags |= NON_ASCII | (k & WORD);
           } else if ((k & MARK) !== 0) {
             flags |= NON_ASCII;
-          } else if ((k & APOSTROPHE) !== 0 && lastWordKind(text, start, i) === LETTER && isLetterAt(text, i + 1)) {
+          } else if ((k & APOSTROPHE) !== 0 && isLetterAt(text, i + 1) && lastWordKind(text, start, i) === LETTER) {
             flags |= NON_ASCII | JOINED_APOSTROPHE;
           } else {
             break;

@@ -169,7 +169,6 @@ class PostingsWriter {
   private readonly posBuffer = new ByteWriter(2 * PENDING_BYTES);
   private readonly deltas = new Uint32Array(POSTINGS_BLOCK_SIZE);
   private readonly freqsMinusOne = new Uint32Array(POSTINGS_BLOCK_SIZE);
-  private blockPositions = new Uint32Array(1024);
 
   constructor(
     private readonly docOut: CodecOutput,
@@ -224,16 +223,9 @@ class PostingsWriter {
         const ratio = freq / Math.max(1, length);
         if (ratio > blockMaxRatio) blockMaxRatio = ratio;
         if (positions !== null) {
-          if (this.blockPositions.length < positionCount + freq) {
-            const grown = new Uint32Array(Math.max(positionCount + freq, this.blockPositions.length * 2));
-            grown.set(this.blockPositions.subarray(0, positionCount));
-            this.blockPositions = grown;
-          }
-          for (let p = 0; p < freq; p++) {
-            const position = positions[positionAt++]!;
-            this.blockPositions[positionCount++] = position;
-            positionBits |= position;
-          }
+          // The block's positions are packed from where they are (no copy): only their width is needed here.
+          for (const end = positionAt + freq; positionAt < end; positionAt++) positionBits |= positions[positionAt]!;
+          positionCount += freq;
         }
       }
       const n = to - from;
@@ -246,7 +238,7 @@ class PostingsWriter {
       blockBytes.writeByte(0);
       packInto(blockBytes, deltas, 0, n, docWidth);
       packInto(blockBytes, freqsMinusOne, 0, n, freqWidth);
-      packInto(this.posBuffer, this.blockPositions, 0, positionCount, positionWidth);
+      if (positions !== null) packInto(this.posBuffer, positions, positionAt - positionCount, positionCount, positionWidth);
       if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
       if (blockMinLength < minLength) minLength = blockMinLength;
       if (blockMaxRatio > maxRatio) maxRatio = blockMaxRatio;
