@@ -1,11 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { deflateRawSync } from 'node:zlib';
 import type { DocumentInput, StoredRecord } from '../../src/index/document.js';
 import { SpellingTable } from '../../src/index/analysis/spelling-table.js';
 import { bufferSource, invertBuffer, invertedSource } from '../../src/index/generation/buffer-source.js';
 import type { SourceField } from '../../src/index/generation/generation-writer.js';
 import { GenerationBuffer, VALUE_POSITION_GAP, type GenerationBufferOptions } from '../../src/index/generation/generation-buffer.js';
-import { readStoredRecord, StoredBlockWriter, writeStoredRecord, type StoredBlock } from '../../src/index/generation/stored-record-codec.js';
+import {
+  decompressStoredBlock,
+  readStoredRecord,
+  StoredBlockWriter,
+  writeStoredRecord,
+  type StoredBlock,
+} from '../../src/index/generation/stored-record-codec.js';
+import { STORED_FORMAT_VERSION } from '../../src/index/generation/generation-files.js';
 import { Schema, type SchemaOptions } from '../../src/index/schema.js';
 import { ByteReader } from '../../src/index/store/byte-reader.js';
 import { ByteWriter } from '../../src/index/store/byte-writer.js';
@@ -232,6 +240,29 @@ describe('GenerationBuffer', () => {
       const plain = (record: StoredRecord) => Object.entries(record).map(([name, value]) => [name, value instanceof Uint8Array ? [...value] : value]);
       assert.deepEqual(plain(readStoredRecord(new ByteReader(bytes))), plain({ ...records[i], $key: `k${i}` }));
     });
+  });
+
+  it('decompresses blocks of the current .fdt format and of format 1 (raw deflate, written by earlier versions)', () => {
+    const plainBlock = new ByteWriter();
+    for (let i = 0; i < 300; i++) {
+      const record = new ByteWriter();
+      writeStoredRecord(record, { $key: `k${i}`, text: `page ${i} of the request for comments ${'é'.repeat(i % 7)}` });
+      plainBlock.writeVInt(record.length);
+      plainBlock.writeBytes(record.view0());
+    }
+    const expected = Buffer.from(plainBlock.view0());
+    const blocks: StoredBlock[] = [];
+    const writer = new StoredBlockWriter((block) => blocks.push({ firstDoc: block.firstDoc, bytes: block.bytes.slice() }));
+    for (let i = 0; i < 300; i++) {
+      const record = new ByteWriter();
+      writeStoredRecord(record, { $key: `k${i}`, text: `page ${i} of the request for comments ${'é'.repeat(i % 7)}` });
+      writer.add(record.view0());
+    }
+    writer.finishBlock();
+    const current = Buffer.concat(blocks.map((block) => decompressStoredBlock(block.bytes, STORED_FORMAT_VERSION)));
+    assert.deepEqual(current, expected);
+    assert.ok(blocks.reduce((n, block) => n + block.bytes.length, 0) < expected.length / 2, 'text compresses');
+    assert.deepEqual(decompressStoredBlock(deflateRawSync(expected, { level: 1 }), 1), expected);
   });
 
   it('kills superseded documents of a key and reports the live one', () => {

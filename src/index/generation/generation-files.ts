@@ -11,7 +11,7 @@
  * - `gN.pos`  positions: per block of each list, its documents' positions bit-packed.
  *             (`.doc` and `.pos` in detail: the comment at the top of `generation-writer.ts`.)
  * - `gN.nrm`  per text field the token count of every document (uint32), and numeric columns.
- * - `gN.fdt`  stored records in deflate-compressed blocks, with a block index at the end.
+ * - `gN.fdt`  stored records in compressed blocks (brotli; deflate in version 1), with a block index at the end.
  * - `gN.gen`  the generation's metadata (JSON): doc count, fields and their statistics, files.
  * - `gN_D.del` killed-document bits written by commit D (a new file each time: files are never
  *             changed once written).
@@ -34,6 +34,12 @@ export const FORMAT_VERSION = 1;
  * 2: bit-packed blocks with absolute positions; 1 (varint blocks) is no longer read.
  */
 export const POSTINGS_FORMAT_VERSION = 2;
+/**
+ * Format version of `.fdt` (stored records). 2: blocks of about 32 KiB compressed with brotli
+ * at quality 1 (half the CPU of deflate level 1 on RFC text, and 4% smaller); 1: blocks of
+ * about 16 KiB of raw deflate, still read.
+ */
+export const STORED_FORMAT_VERSION = 2;
 
 export const GENERATION_EXTENSIONS = ['tim', 'doc', 'pos', 'nrm', 'fdt', 'gen'] as const;
 

@@ -1,4 +1,3 @@
-import { inflateRawSync } from 'node:zlib';
 import { CorruptIndexError } from '../../errors.js';
 import { ByteReader } from '../store/byte-reader.js';
 import { openCodecFile, readCodecFile } from '../store/codec-file.js';
@@ -17,10 +16,11 @@ import {
   generationFile,
   POSTINGS_BLOCK_SIZE,
   POSTINGS_FORMAT_VERSION,
+  STORED_FORMAT_VERSION,
   type FieldMeta,
   type GenerationMeta,
 } from './generation-files.js';
-import { readStoredRecord } from './stored-record-codec.js';
+import { decompressStoredBlock, readStoredRecord } from './stored-record-codec.js';
 import { TermDictionaryReader, type TermInfo } from './term-dictionary-reader.js';
 
 /**
@@ -69,6 +69,8 @@ export class GenerationReader {
   private readonly docView: DataView | null;
   private readonly positionsSource: PositionsSource;
   private readonly storedInput: IndexInput;
+  /** Format version of the `.fdt` file: decides its block compression. */
+  private readonly storedVersion: number;
   private readonly lengths = new Map<string, Uint32Array>();
   private readonly numbers = new Map<string, Float64Array>();
   private readonly fieldMeta = new Map<string, FieldMeta>();
@@ -114,8 +116,9 @@ export class GenerationReader {
       this.docView = this.docBytes === null ? null : viewOf(this.docBytes);
       this.positionsSource =
         this.posInput.length <= inMemoryUpTo ? { view: viewOf(this.posInput.read(0, this.posInput.length)) } : { input: this.posInput };
-      const stored = openCodecFile(dir, generationFile(generation, 'fdt'), CODEC_STORED, FORMAT_VERSION);
+      const stored = openCodecFile(dir, generationFile(generation, 'fdt'), CODEC_STORED, STORED_FORMAT_VERSION);
       this.storedInput = stored.input;
+      this.storedVersion = stored.version;
       opened.push(this.storedInput);
       withFile(stored.input.name, () => this.readStoredIndex(stored.bodyEnd));
       const norms = readCodecFile(dir, generationFile(generation, 'nrm'), CODEC_NORMS, FORMAT_VERSION);
@@ -222,7 +225,7 @@ export class GenerationReader {
     let cached = this.cachedBlock;
     if (cached === undefined || cached.index !== blockIndex) {
       const block = this.storedBlocks[blockIndex]!;
-      const bytes = inflateRawSync(this.storedInput.read(block.offset, block.length));
+      const bytes = decompressStoredBlock(this.storedInput.read(block.offset, block.length), this.storedVersion);
       const next = blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
       const starts = new Int32Array(next - block.firstDoc);
       const ends = new Int32Array(next - block.firstDoc);

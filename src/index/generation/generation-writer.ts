@@ -50,6 +50,7 @@ import {
   generationFile,
   POSTINGS_BLOCK_SIZE,
   POSTINGS_FORMAT_VERSION,
+  STORED_FORMAT_VERSION,
   TERMS_PER_BLOCK,
   type FieldMeta,
   type GenerationMeta,
@@ -96,7 +97,8 @@ export function writeGeneration(dir: Directory, generation: number, source: Gene
   const open = (extension: 'tim' | 'doc' | 'pos' | 'nrm' | 'fdt', codec: string): CodecOutput => {
     const name = generationFile(generation, extension);
     files.push(name);
-    const version = extension === 'doc' || extension === 'pos' ? POSTINGS_FORMAT_VERSION : FORMAT_VERSION;
+    const version =
+      extension === 'doc' || extension === 'pos' ? POSTINGS_FORMAT_VERSION : extension === 'fdt' ? STORED_FORMAT_VERSION : FORMAT_VERSION;
     return createCodecOutput(dir, name, codec, version);
   };
   const fields: FieldMeta[] = [];
@@ -416,7 +418,7 @@ function toLittleEndianBytes(values: Uint32Array | Float64Array): Uint8Array {
   return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 }
 
-/** `.fdt`: deflated blocks of records; then block count · (firstDoc · offset · length)* · index offset. */
+/** `.fdt` (version STORED_FORMAT_VERSION): compressed blocks of records; then block count · (firstDoc · offset · length)* · index offset. */
 function writeStored(out: CodecOutput, source: GenerationSource): void {
   const index = new ByteWriter(1 << 12);
   let count = 0;
