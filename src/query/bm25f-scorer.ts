@@ -52,7 +52,8 @@ export class Bm25fScorer extends Scorer {
   protected readonly bOverAvg: number[] = [];
   /** Current docId of each field's list (saves calls in the hot loop). */
   protected readonly docs: number[] = [];
-  private readonly globalBound: number[] = [];
+  /** Per field, the bound of its weighted normalised frequency over the whole list. */
+  protected readonly globalBound: number[] = [];
   private readonly blockBound: number[] = [];
   /** -1: no shallow window yet, getMaxScore falls back to the global bounds. */
   private readonly blockEnd: number[] = [];

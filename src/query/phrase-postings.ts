@@ -100,6 +100,31 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   }
 
   /**
+   * Lead-only moves, for runners that dismiss documents before the conjunction (see
+   * {@link PhraseScorer}): the rarest term's next document (>= target), whose frequency
+   * ({@link leadFreq}) bounds the phrase's there; {@link candidateFromLead} then finds the
+   * first candidate from it. The candidate stays unchanged until then.
+   */
+  nextLead(): number {
+    return this.its[0].nextDoc();
+  }
+
+  /** See {@link nextLead}. */
+  advanceLead(target: number): number {
+    return this.its[0].advance(target);
+  }
+
+  /** The rarest term's frequency in its current document (see {@link nextLead}). */
+  leadFreq(): number {
+    return this.its[0].freq();
+  }
+
+  /** The first candidate >= the rarest term's current document. */
+  candidateFromLead(): number {
+    return (this.doc = this.conjoin(this.its[0].docId()));
+  }
+
+  /**
    * An upper bound of the phrase's frequency in the current candidate: an occurrence takes
    * one position of every term, so there are at most as many as the rarest term has.
    */
