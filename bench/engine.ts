@@ -79,9 +79,10 @@ function ourQuery(query: BenchQuery): Query {
 
 /**
  * Runs the whole query set a few times before any is timed, for both engines: the first
- * queries of a process otherwise time V8 compiling the query code (the first samples of the
- * first query, "the", took 10-20 ms: the p99 of its class measured the JIT, not a serving
- * process). Each query still gets its own warm-up runs in `sampleTimes`.
+ * queries of a process otherwise time V8 compiling and optimising the query code (the first
+ * runs of the first query, "the", took 10-70 ms of CPU, and a few stayed slow after its two
+ * warm-up runs: the p99 of its class measured that, not a serving process). Each query still
+ * gets its own warm-up runs in `sampleTimes`.
  */
 function warmUp(runQuerySet: () => void): void {
   for (let i = 0; i < 3; i++) runQuerySet();
