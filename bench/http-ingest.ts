@@ -10,7 +10,10 @@
  * defaults: durable journaling (fsync before each 200, group commit), auto-commit every
  * 10,000 changes, request logging off (as the bare server has none).
  *
- * Usage: node dist/bench/http-ingest.js [--limit 20000] [--runs 3] [--connections 64] [--folder <dir>] [--max-changes 10000]
+ * Usage: node dist/bench/http-ingest.js [--limit 20000] [--warmup 5000] [--runs 3] [--connections 64] [--folder <dir>] [--max-changes 10000]
+ * `--warmup N`: before the timed part, each server gets N other pages (keys on another host; for
+ * ours then a commit), so that both are measured warm (JIT-compiled, pools and workers started),
+ * as a service is after its first minute; 0 measures them cold.
  * `--max-changes` is the collection's push.auto-commit.max-changes (0: no count auto-commit,
  * so the final commit makes every pushed document searchable at once).
  * The folder decides the disk the journal and index are on (default bench/results/tmp;
@@ -39,6 +42,7 @@ import {
 const { values } = parseArgs({
   options: {
     limit: { type: 'string', default: '20000' },
+    warmup: { type: 'string', default: '5000' },
     runs: { type: 'string', default: '3' },
     connections: { type: 'string', default: '64' },
     folder: { type: 'string' },
@@ -253,17 +257,23 @@ async function runBenchmark(): Promise<void> {
   const folder = resolve(values.folder ?? join(repositoryRoot(), 'bench', 'results', 'tmp'));
   mkdirSync(folder, { recursive: true });
 
-  const pages = await loadRfcCorpusIntoMemory(limit);
-  const requests = prepare(pages);
+  const warmupCount = Number(values.warmup);
+  const pages = await loadRfcCorpusIntoMemory(limit + warmupCount);
+  const warmupRequests = prepare(pages.slice(0, warmupCount)).map((item) => ({
+    ...item,
+    path: item.path.replace(encodeURIComponent('https://rfc.example.org/'), encodeURIComponent('https://warmup.example.org/')),
+  }));
+  const requests = prepare(pages.slice(warmupCount));
   const bytes = requests.reduce((n, r) => n + r.body.length, 0);
   console.log(
     `http-ingest: ${requests.length} RFC pages (${(bytes / requests.length / 1024).toFixed(1)} KiB average), one per PUT, ` +
-      `${connections} keep-alive connections, ${runs} runs; data in ${folder}`,
+      `${connections} keep-alive connections, ${runs} runs, ${warmupCount} warm-up PUTs first; data in ${folder}`,
   );
 
   const results: RunResult[] = [];
   for (let run = 1; run <= runs; run++) {
     const bare = await forkServer(['--serve-bare']);
+    if (warmupRequests.length > 0) await push(bare.port, warmupRequests, connections);
     const bareCpuBefore = await cpuOf(bare.child);
     const bareRate = await push(bare.port, requests, connections);
     const bareCpu = ((await cpuOf(bare.child)) - bareCpuBefore) / requests.length;
@@ -278,6 +288,13 @@ async function runBenchmark(): Promise<void> {
       );
       const ours = await forkServer(['--serve-ours', home]);
       const authHeaders = await login(ours.port);
+      if (warmupRequests.length > 0) {
+        await push(ours.port, warmupRequests, connections, authHeaders);
+        const warmAgent = new http.Agent({ keepAlive: false });
+        const warmCommit = await request(warmAgent, ours.port, 'POST', `/push-api/v1/collections/${COLLECTION}/commit`, authHeaders);
+        warmAgent.destroy();
+        if (warmCommit.status !== 200) throw new Error(`warm-up commit answered ${warmCommit.status}: ${warmCommit.body}`);
+      }
       const oursCpuBefore = await cpuOf(ours.child);
       const oursRate = await push(ours.port, requests, connections, authHeaders);
       const oursCpu = ((await cpuOf(ours.child)) - oursCpuBefore) / requests.length;

@@ -8,7 +8,7 @@
  *   npx tsc -p tsconfig.json && node dist/bench/http-mixed.js [--minutes 10] [--connections 16] [--limit 50000]
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,10 @@ const { values } = parseArgs({
 if (values.serve !== undefined) {
   const server = await startServer({ home: values.serve, port: 0, logger: false, security: { adminPassword: PASSWORD } });
   process.send!({ port: server.port });
+  // The parent samples the heap next to RSS, to tell V8 heap growth from buffers and native memory.
+  process.on('message', (message) => {
+    if (message === 'memory') process.send!({ memory: process.memoryUsage() });
+  });
   process.on('SIGTERM', () => {
     server.close().then(
       () => process.exit(0),
@@ -43,6 +47,29 @@ if (values.serve !== undefined) {
   });
 } else {
   await run();
+}
+
+/** Bytes of every file under `path` (files may vanish while it walks: merges delete them). */
+function folderBytes(path: string): number {
+  let total = 0;
+  let entries;
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const full = join(path, entry.name);
+    if (entry.isDirectory()) total += folderBytes(full);
+    else {
+      try {
+        total += statSync(full).size;
+      } catch {
+        // deleted meanwhile
+      }
+    }
+  }
+  return total;
 }
 
 interface Call {
@@ -88,12 +115,29 @@ async function run(): Promise<void> {
   const queries = ['protocol', 'congestion window', '"security considerations"', 'tcp OR udp', 'routing table'];
   const samples: { t: number; rss: number; fds: number }[] = [];
   const started = Date.now();
+  const memoryOfChild = (): Promise<NodeJS.MemoryUsage> =>
+    new Promise((resolve) => {
+      const onMessage = (message: { memory?: NodeJS.MemoryUsage }) => {
+        if (message.memory === undefined) return;
+        child.off('message', onMessage);
+        resolve(message.memory);
+      };
+      child.on('message', onMessage);
+      child.send('memory');
+    });
   const sampler = setInterval(() => {
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-    samples.push({ t: (Date.now() - started) / 1000, rss, fds: readdirSync(`/proc/${child.pid}/fd`).length });
+    const t = (Date.now() - started) / 1000;
+    samples.push({ t, rss, fds: readdirSync(`/proc/${child.pid}/fd`).length });
     const last = samples.at(-1)!;
-    console.log(`${last.t.toFixed(0)}s  rss ${formatBytes(last.rss)}  fds ${last.fds}  calls ${calls.length}  errors ${calls.filter((c) => !c.ok).length}`);
+    void memoryOfChild().then((memory) =>
+      console.log(
+        `${t.toFixed(0)}s  rss ${formatBytes(last.rss)}  heap ${formatBytes(memory.heapUsed)}/${formatBytes(memory.heapTotal)}  ` +
+          `external ${formatBytes(memory.external)}  index on disk ${formatBytes(folderBytes(join(home, 'data')))}  fds ${last.fds}  ` +
+          `calls ${calls.length}  errors ${calls.filter((c) => !c.ok).length}`,
+      ),
+    );
   }, 10_000);
   const worker = async (id: number) => {
     let turn = 0;
@@ -141,7 +185,38 @@ async function run(): Promise<void> {
   const worst = Math.max(...secondHalf.map((s) => Math.abs(s.rss - middle) / middle));
   const fds = secondHalf.map((s) => s.fds);
   console.log(
-    `RSS over the second half: median ${formatBytes(middle)}, largest deviation ${(worst * 100).toFixed(1)}% ` +
+    `RSS over the second half: median ${formatBytes(middle)}, largest deviation of a 10-s sample ${(worst * 100).toFixed(1)}% ` +
       `(${worst <= 0.1 ? 'flat' : 'NOT flat'}, target ±10%); open fds ${Math.min(...fds)}..${Math.max(...fds)}`,
   );
+  // A single sample can catch a GC cycle's peak or a merge in progress; a leak shows as a
+  // trend. Per-minute medians and the slope over the second half tell the two apart.
+  const minutes = new Map<number, number[]>();
+  for (const sample of samples) {
+    const minute = Math.floor((sample.t - 1) / 60);
+    minutes.set(minute, [...(minutes.get(minute) ?? []), sample.rss]);
+  }
+  const perMinute = [...minutes.entries()].map(([minute, values]) => ({ minute, rss: median(values) }));
+  const laterMinutes = perMinute.filter((m) => m.minute >= 1);
+  const middleOfMinutes = median(laterMinutes.map((m) => m.rss));
+  const worstMinute = Math.max(...laterMinutes.map((m) => Math.abs(m.rss - middleOfMinutes) / middleOfMinutes));
+  console.log(
+    `RSS per-minute medians: ${perMinute.map((m) => formatBytes(m.rss)).join(', ')}; from minute 2 on within ` +
+      `±${(worstMinute * 100).toFixed(1)}% of their median ${formatBytes(middleOfMinutes)}; ` +
+      `trend over the second half ${(slopePerMinute(secondHalf) / 2 ** 20).toFixed(1)} MiB/min`,
+  );
+}
+
+/** Least-squares slope of RSS over time, in bytes per minute. */
+function slopePerMinute(points: { t: number; rss: number }[]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const meanT = points.reduce((sum, p) => sum + p.t, 0) / n;
+  const meanRss = points.reduce((sum, p) => sum + p.rss, 0) / n;
+  let covariance = 0;
+  let variance = 0;
+  for (const p of points) {
+    covariance += (p.t - meanT) * (p.rss - meanRss);
+    variance += (p.t - meanT) ** 2;
+  }
+  return (covariance / variance) * 60;
 }

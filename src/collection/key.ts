@@ -80,7 +80,8 @@ export function canonicalizeKey(raw: string | undefined | null): string {
   if (raw.length > MAX_RAW_KEY_LENGTH) {
     throw tooLong(raw, raw.length);
   }
-  checkCharacters(raw);
+  // Most keys hold no bracket: the bracket checks below (one per component) are skipped then.
+  const brackets = checkCharacters(raw);
 
   const schemeMatch = SCHEME.exec(raw);
   if (schemeMatch === null) throw noScheme(raw);
@@ -100,22 +101,22 @@ export function canonicalizeKey(raw: string | undefined | null): string {
   if (hashAt !== -1) {
     const second = raw.indexOf('#', hashAt + 1);
     if (second !== -1) throw badChar(raw, second, 'a second "#"', 'the fragment already started');
-    checkNoBrackets(raw, hashAt + 1, raw.length);
+    if (brackets) checkNoBrackets(raw, hashAt + 1, raw.length);
   }
   const questionAt = raw.indexOf('?', pos);
   const hierEnd = questionAt === -1 || questionAt > end ? end : questionAt;
   const query = raw.slice(hierEnd, end);
-  checkNoBrackets(raw, hierEnd, end);
+  if (brackets) checkNoBrackets(raw, hierEnd, end);
 
   let authority: string | undefined;
   if (raw.startsWith('//', pos)) {
     let authorityEnd = raw.indexOf('/', pos + 2);
     if (authorityEnd === -1 || authorityEnd > hierEnd) authorityEnd = hierEnd;
-    authority = canonicalAuthority(raw, pos + 2, authorityEnd, scheme);
+    authority = canonicalAuthority(raw, pos + 2, authorityEnd, scheme, brackets);
     pos = authorityEnd;
   }
   const rawPath = raw.slice(pos, hierEnd);
-  checkNoBrackets(raw, pos, hierEnd);
+  if (brackets) checkNoBrackets(raw, pos, hierEnd);
 
   let path: string;
   if (authority !== undefined) {
@@ -146,6 +147,8 @@ export function canonicalizeKey(raw: string | undefined | null): string {
  * nothing to remove and is dropped, so the path stays at the root.
  */
 export function removeDotSegments(path: string): string {
+  // No segment starts with a dot (the usual path): nothing to remove.
+  if (!path.includes('/.')) return path;
   const segments = path.split('/');
   const out: string[] = [];
   for (let i = 1; i < segments.length; i++) {
@@ -164,15 +167,15 @@ export function removeDotSegments(path: string): string {
 }
 
 /** Validates `raw[start, end)` as an authority and returns it with the host lower-cased. */
-function canonicalAuthority(raw: string, start: number, end: number, scheme: string): string {
+function canonicalAuthority(raw: string, start: number, end: number, scheme: string, brackets: boolean): string {
   const at = raw.indexOf('@', start);
   const hostStart = at === -1 || at >= end ? start : at + 1;
-  checkNoBrackets(raw, start, hostStart);
+  if (brackets) checkNoBrackets(raw, start, hostStart);
   const userinfo = raw.slice(start, hostStart);
 
   let host: string;
   let portPart: string;
-  if (raw[hostStart] === '[') {
+  if (brackets && raw[hostStart] === '[') {
     const close = raw.indexOf(']', hostStart);
     if (close === -1 || close >= end) throw badChar(raw, hostStart, 'an "[" that is not closed by "]" in the host');
     const literal = raw.slice(hostStart + 1, close);
@@ -186,7 +189,7 @@ function canonicalAuthority(raw: string, start: number, end: number, scheme: str
       throw badChar(raw, close + 1, 'text after the "]" of an IPv6 host (only ":port" may follow)');
     }
   } else {
-    checkNoBrackets(raw, hostStart, end);
+    if (brackets) checkNoBrackets(raw, hostStart, end);
     const colon = raw.indexOf(':', hostStart);
     const hostEnd = colon === -1 || colon >= end ? end : colon;
     host = raw.slice(hostStart, hostEnd);
@@ -214,11 +217,13 @@ function isIpLiteral(literal: string): boolean {
 
 /** Lower-cases a host except its percent-triplets, which are kept as sent. */
 function lowerCaseHost(host: string): string {
+  if (!host.includes('%')) return host.toLowerCase();
   return host.replace(/%[0-9A-Fa-f]{2}|[^%]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase()));
 }
 
-/** Rejects characters that are never valid in a key, wherever they are. */
-function checkCharacters(raw: string): void {
+/** Rejects characters that are never valid in a key, wherever they are; returns whether `[` or `]` occurs. */
+function checkCharacters(raw: string): boolean {
+  let brackets = false;
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
     if (c < 0x80) {
@@ -227,6 +232,7 @@ function checkCharacters(raw: string): void {
         throw blank === undefined ? badChar(raw, i, 'a control character') : badChar(raw, i, 'whitespace', blank);
       }
       if (ALLOWED_ASCII[c] === 0) throw badChar(raw, i, `the character "${raw[i]}"`);
+      if (c === 0x5b || c === 0x5d) brackets = true;
       if (c === 0x25 /* % */ && !(isHex(raw.charCodeAt(i + 1)) && isHex(raw.charCodeAt(i + 2)))) {
         throw invalid(raw, `"%" at position ${i + 1} does not start a percent-encoding like %2F (write a literal % as %25)`);
       }
@@ -248,6 +254,7 @@ function checkCharacters(raw: string): void {
     if (BIDI_FORMATTING.test(ch)) throw badChar(raw, i, 'a bidirectional formatting character');
     if ((c >= 0xfdd0 && c <= 0xfdef) || c >= 0xfffe) throw badChar(raw, i, 'a Unicode noncharacter');
   }
+  return brackets;
 }
 
 function isHex(c: number): boolean {

@@ -16,6 +16,18 @@ export async function authenticateRequest(auth: Authenticator, request: FastifyR
   return who;
 }
 
+/**
+ * {@link authenticateRequest} without waiting, for the requests that allow it (a token, or
+ * authenticated before); undefined when only the asynchronous path can tell (HTTP Basic).
+ */
+export function authenticateRequestNow(auth: Authenticator, request: FastifyRequest): Principal | undefined {
+  const known = principals.get(request);
+  if (known !== undefined) return known;
+  const who = auth.authenticateToken(request);
+  if (who !== undefined) principals.set(request, who);
+  return who;
+}
+
 /** The principal of a request authenticated before, or undefined. */
 export function principalOf(request: FastifyRequest): Principal | undefined {
   return principals.get(request);
@@ -27,10 +39,16 @@ export function principalOf(request: FastifyRequest): Principal | undefined {
  * (upgrade preparation) need `sec.administer`.
  */
 export function pushAuthenticator(auth: Authenticator): PushAuthenticator {
-  return async (request, collection) => {
-    const who = await authenticateRequest(auth, request);
+  const authorize = (who: Principal, collection: string | undefined): void => {
     if (collection === undefined) auth.authorize(who, ADMIN_PERMISSION);
     else auth.authorize(who, PUSH_PERMISSION, collection);
+  };
+  // Clients of the push API send a token with every request, many per second: those are
+  // answered without a promise; Basic credentials take the asynchronous path.
+  return (request, collection) => {
+    const who = authenticateRequestNow(auth, request);
+    if (who !== undefined) return authorize(who, collection);
+    return authenticateRequest(auth, request).then((found) => authorize(found, collection));
   };
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, preParsingAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler, RequestPayload } from 'fastify';
 import { watchBodyIdle } from './body-idle-watch.js';
 import { SearchError } from '../errors.js';
 import type { CollectionManager } from '../collection/collection-manager.js';
@@ -85,56 +85,90 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   if (authenticate !== undefined) {
-    app.addHook('onRequest', async (request) => {
+    // Callback style: an authenticator that answers at once (a token) costs no promise.
+    app.addHook('onRequest', (request, _reply, done) => {
       const params = request.params as { collection?: string } | undefined;
-      await authenticate(request, params?.collection);
+      let pending: Promise<void> | void;
+      try {
+        pending = authenticate(request, params?.collection);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (pending === undefined) done();
+      else pending.then(() => done(), done);
     });
   }
 
-  /** Fails a document write before its body is read, then waits for room for the body. */
-  const admitDocumentBody: preParsingAsyncHookHandler = async (request, reply, payload) => {
-    const { collection } = request.params as { collection: string };
-    // This hook runs before the query schema is checked: `?key=a&key=b` arrives as an array here.
-    const { key } = request.query as { key?: string | string[] };
-    manager.collection(collection);
-    manager.guardWrite();
-    if (Array.isArray(key)) {
-      throw new SearchError('PARAMETER_INVALID', 'the key parameter is given more than once: send one key per request');
+  /**
+   * Fails a document write before its body is read, then waits for room for the body.
+   * Callback style: the usual request (room in the budget) goes on without a promise.
+   */
+  const admitDocumentBody: preParsingHookHandler = (request, reply, payload, done) => {
+    let bytes: number;
+    let release: (() => void) | undefined;
+    try {
+      const { collection } = request.params as { collection: string };
+      // This hook runs before the query schema is checked: `?key=a&key=b` arrives as an array here.
+      const { key } = request.query as { key?: string | string[] };
+      manager.collection(collection);
+      manager.guardWrite();
+      if (Array.isArray(key)) {
+        throw new SearchError('PARAMETER_INVALID', 'the key parameter is given more than once: send one key per request');
+      }
+      canonicalizeKey(key);
+      const declared = Number(request.headers['content-length']);
+      if (declared > maxRequestBytes) {
+        throw new SearchError(
+          'BODY_TOO_LARGE',
+          `the body is ${declared} bytes; the limit is ${maxRequestBytes} bytes (push.max-request-bytes in conf/global.cfg)`,
+        );
+      }
+      bytes = Number.isFinite(declared) ? declared : maxRequestBytes; // chunked: the most it may grow to
+      release = bodyBudget.tryAcquire(bytes);
+    } catch (error) {
+      done(error as Error);
+      return;
     }
-    canonicalizeKey(key);
-    const declared = Number(request.headers['content-length']);
-    if (declared > maxRequestBytes) {
-      throw new SearchError(
-        'BODY_TOO_LARGE',
-        `the body is ${declared} bytes; the limit is ${maxRequestBytes} bytes (push.max-request-bytes in conf/global.cfg)`,
-      );
+    if (release !== undefined) {
+      done(null, admitted(request, reply, payload, release));
+      return;
     }
+    waitForRoom(reply, bytes).then(
+      (granted) => done(null, admitted(request, reply, payload, granted)),
+      (error: Error) => done(error),
+    );
+  };
+
+  /** Waits in line for room for `bytes`; a client that leaves meanwhile gives up its place. */
+  const waitForRoom = async (reply: FastifyReply, bytes: number): Promise<() => void> => {
+    const aborted = new AbortController();
+    let closed = false;
+    const onClose = () => {
+      closed = true;
+      aborted.abort(new SearchError('BODY_INVALID', 'the client closed the connection while the request waited'));
+    };
+    reply.raw.once('close', onClose);
+    let release: () => void;
+    try {
+      release = await bodyBudget.acquire(bytes, aborted.signal);
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+    if (closed) {
+      release();
+      throw new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
+    }
+    return release;
+  };
+
+  /** The body to read, once admitted: holds its reservation until the response is finished. */
+  const admitted = (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, release: () => void): RequestPayload => {
     // The reservation ends when the response is finished or the connection dies, whichever
     // comes first: the response's 'close' event covers both.
-    const bytes = Number.isFinite(declared) ? declared : maxRequestBytes; // chunked: the most it may grow to
-    let release = bodyBudget.tryAcquire(bytes);
-    if (release === undefined) {
-      // Wait in line; a client that leaves meanwhile gives up its place.
-      const aborted = new AbortController();
-      let closed = false;
-      const onClose = () => {
-        closed = true;
-        aborted.abort(
-          new SearchError('BODY_INVALID', 'the client closed the connection while the request waited'),
-        );
-      };
-      reply.raw.once('close', onClose);
-      try {
-        release = await bodyBudget.acquire(bytes, aborted.signal);
-      } finally {
-        reply.raw.off('close', onClose);
-      }
-      if (closed) {
-        release();
-        throw new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
-      }
-    }
     reply.raw.once('close', release);
+    // The whole body has arrived already (a small body comes with the headers): it cannot stall.
+    if (request.raw.complete) return payload;
     return watchBodyIdle(payload, bodyIdleTimeoutMs, () => {
       // The rest of the body may still come: the connection cannot carry another request.
       reply.header('connection', 'close');

@@ -4,7 +4,7 @@ import { SearchError } from '../errors.js';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { hashPassword, verifyPassword, DEFAULT_SCRYPT_PARAMS, type ScryptParams } from './password-hash.js';
 import { ALL_COLLECTIONS, type Permission } from './permissions.js';
-import type { StoredUser, UserStore } from './user-store.js';
+import type { StoredToken, StoredUser, UserStore } from './user-store.js';
 
 /** Who a request comes from, once its credentials checked out. */
 export interface Principal {
@@ -77,6 +77,14 @@ export class Authenticator {
   private readonly cache = new Map<string, { user: string; passwordHash: string; until: number }>();
   private readonly scrypt: ScryptParams;
   private standIn: Promise<string> | undefined;
+  /**
+   * Tokens checked before, by token id: a client sends the same token with every request,
+   * and hashing its secret and building its principal each time costs more than the rest of
+   * the check. An entry counts only while its record is live in the store and its user is
+   * the same stored object (any change to a user replaces it), so revocation, expiry,
+   * password and permission changes take effect at once.
+   */
+  private readonly tokens = new Map<string, { token: Buffer; record: StoredToken; user: StoredUser; principal: Principal }>();
 
   constructor(
     readonly users: UserStore,
@@ -92,22 +100,52 @@ export class Authenticator {
 
   /** The principal of a request, from its token or its Basic credentials; throws 401/429. */
   async authenticate(request: CredentialSource): Promise<Principal> {
-    const token = request.headers[TOKEN_HEADER];
-    if (typeof token === 'string' && token !== '') {
-      const record = this.users.findToken(token);
-      const user = record === undefined ? undefined : this.users.get(record.user);
-      if (user === undefined) {
-        throw new SearchError(
-          'UNAUTHENTICATED',
-          'the X-Security-Token is unknown, expired or revoked: log in again with POST /admin-api/account/v1/login',
-        );
-      }
-      return principal(user, 'token', token);
-    }
+    const byToken = this.authenticateToken(request);
+    if (byToken !== undefined) return byToken;
     const basic = parseBasic(request.headers.authorization);
     if (basic === undefined) throw new SearchError('UNAUTHENTICATED', NO_CREDENTIALS);
     const user = await this.checkPassword(basic.user, basic.password, request.ip);
     return principal(user, 'basic');
+  }
+
+  /**
+   * The principal of a request that carries an `X-Security-Token`, checked at once (no
+   * waiting: a token needs no password hash); undefined when it carries none. Throws 401
+   * for an unknown, expired or revoked token.
+   */
+  authenticateToken(request: CredentialSource): Principal | undefined {
+    const token = request.headers[TOKEN_HEADER];
+    return typeof token === 'string' && token !== '' ? this.tokenPrincipal(token) : undefined;
+  }
+
+  private tokenPrincipal(token: string): Principal {
+    const id = token.slice(0, token.indexOf('.'));
+    const known = this.tokens.get(id);
+    if (known !== undefined) {
+      const given = Buffer.from(token);
+      // The id is no secret; the rest is compared in constant time, as the store does.
+      if (
+        given.length === known.token.length &&
+        timingSafeEqual(given, known.token) &&
+        this.users.isLive(known.record) &&
+        this.users.get(known.record.user) === known.user
+      ) {
+        return known.principal;
+      }
+    }
+    const record = this.users.findToken(token);
+    const user = record === undefined ? undefined : this.users.get(record.user);
+    if (record === undefined || user === undefined) {
+      throw new SearchError(
+        'UNAUTHENTICATED',
+        'the X-Security-Token is unknown, expired or revoked: log in again with POST /admin-api/account/v1/login',
+      );
+    }
+    const who = principal(user, 'token', token);
+    // Entries of revoked or expired tokens are never used again; drop them all now and then.
+    if (this.tokens.size >= MAX_CACHED_CREDENTIALS) this.tokens.clear();
+    this.tokens.set(record.id, { token: Buffer.from(token), record, user, principal: who });
+    return who;
   }
 
   /** `POST /admin-api/account/v1/login`: checks the password, issues a token. */

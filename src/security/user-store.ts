@@ -203,6 +203,14 @@ export class UserStore {
     return record;
   }
 
+  /**
+   * Whether a record {@link findToken} returned is still live: not revoked, not expired, its
+   * user still there. No hashing: for callers that remember which token they checked.
+   */
+  isLive(record: StoredToken): boolean {
+    return this.tokens.get(record.id) === record && record.expires > this.clock() && this.users.has(record.user);
+  }
+
   /** Revokes one token (logout). True when it was live. */
   revokeToken(token: string): boolean {
     const record = this.findToken(token);

@@ -113,6 +113,27 @@ describe('login tokens', () => {
     assert.equal((await withToken(PUSH_STATE, fresh)).statusCode, 200);
   });
 
+  it('a token that already worked follows every change of the store at once (revoke, permissions, deletion)', async () => {
+    const revoked = await t.login('pusher', PUSHER.password);
+    assert.equal((await withToken(PUSH_STATE, revoked)).statusCode, 200);
+    const revoke = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/pusher/tokens', headers: { authorization: ADMIN_AUTH } });
+    assert.equal(revoke.statusCode, 200, revoke.body);
+    assertUnauthenticated(await withToken(PUSH_STATE, revoked), 'revoked after use');
+
+    const token = await t.login('pusher', PUSHER.password);
+    assert.equal((await withToken(PUSH_STATE, token)).statusCode, 200);
+    // The same id with another secret is no token.
+    const forged = token.slice(0, token.indexOf('.') + 1) + 'x'.repeat(token.length - token.indexOf('.') - 1);
+    assertUnauthenticated(await withToken(PUSH_STATE, forged), 'forged secret');
+    await t.putUser('pusher', { permissions: ['sec.continuous.rest'], collections: ['other'] });
+    assert.equal((await withToken(PUSH_STATE, token)).statusCode, 403, 'access to docs taken away');
+    await t.putUser('pusher', { permissions: ['sec.continuous.rest'], collections: ['docs'] });
+    assert.equal((await withToken(PUSH_STATE, token)).statusCode, 200, 'access given back');
+    const deleted = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/pusher', headers: { authorization: ADMIN_AUTH } });
+    assert.equal(deleted.statusCode, 200);
+    assertUnauthenticated(await withToken(PUSH_STATE, token), 'user deleted after use');
+  });
+
   it('a deleted user can use neither its tokens nor its password', async () => {
     const token = await t.login('pusher', PUSHER.password);
     const deleted = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/pusher', headers: { authorization: ADMIN_AUTH } });

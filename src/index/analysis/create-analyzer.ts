@@ -149,6 +149,28 @@ function isLetterAt(text: string, j: number): boolean {
 }
 
 /**
+ * The kind (LETTER or DIGIT) of the last letter or digit of the token `text[start, i)`: what
+ * a joiner (`.`, `'`) at `i` looks at. Found again from the token's start when a joiner
+ * comes, rather than tracked for every character: joiners are rare, characters are not.
+ */
+function lastWordKind(text: string, start: number, i: number): number {
+  let last = 0;
+  for (let j = start; j < i; ) {
+    const c = text.charCodeAt(j);
+    if (c < 128) {
+      const k = ASCII_CLASS[c] & WORD;
+      if (k !== 0) last = k;
+      j++;
+    } else {
+      const k = nonAsciiClass(text, j, c);
+      if ((k & WORD) !== 0) last = k & WORD;
+      j += (k & WIDE) !== 0 ? 2 : 1;
+    }
+  }
+  return last;
+}
+
+/**
  * A copy of `s` that does not share memory with the text it was cut from. Terms outlive the
  * document (the index writer keeps them in its dictionary); a V8 sliced string would keep the
  * whole document text alive with it.
@@ -284,18 +306,15 @@ class UnicodeAnalyzer implements Analyzer {
       if (i - start === 2) hash = Math.imul(hash ^ text.charCodeAt(start + 1), SPELLING_HASH_PRIME);
 
       let flags = k & ~WIDE;
-      // The kind (LETTER or DIGIT) of the last letter or digit: joiners look at it.
-      let last = k & WORD;
       while (i < n) {
         c = text.charCodeAt(i);
         if (c < 128) {
           k = ASCII_CLASS[c];
           if (k !== 0) {
             flags |= k;
-            last = k & WORD;
-          } else if (c === 46 /* . */ && last === DIGIT && isDigitAt(text, i + 1)) {
+          } else if (c === 46 /* . */ && isDigitAt(text, i + 1) && lastWordKind(text, start, i) === DIGIT) {
             // joins two digits
-          } else if (c === 39 /* ' */ && last === LETTER && isLetterAt(text, i + 1)) {
+          } else if (c === 39 /* ' */ && isLetterAt(text, i + 1) && lastWordKind(text, start, i) === LETTER) {
             flags |= JOINED_APOSTROPHE;
           } else {
             break;
@@ -306,10 +325,9 @@ class UnicodeAnalyzer implements Analyzer {
           k = nonAsciiClass(text, i, c);
           if ((k & WORD) !== 0) {
             flags |= NON_ASCII | (k & WORD);
-            last = k & WORD;
           } else if ((k & MARK) !== 0) {
             flags |= NON_ASCII;
-          } else if ((k & APOSTROPHE) !== 0 && last === LETTER && isLetterAt(text, i + 1)) {
+          } else if ((k & APOSTROPHE) !== 0 && isLetterAt(text, i + 1) && lastWordKind(text, start, i) === LETTER) {
             flags |= NON_ASCII | JOINED_APOSTROPHE;
           } else {
             break;

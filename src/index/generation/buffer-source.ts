@@ -137,22 +137,9 @@ function invertField(name: string, field: FieldBuffer, docCount: number, memory:
   const { chunks, chunkEnds } = field;
   const last = chunks.length - 1;
   const withPositions = field.positions;
+  // The counting sort's counts were kept as tokens arrived (FieldBuffer.termCounts).
   const starts = new Int32Array(termCount + 1);
-  for (let c = 0; c <= last; c++) {
-    const bytes = chunks[c]!;
-    const end = c === last ? field.fill : chunkEnds[c]!;
-    let i = 0;
-    while (i < end) {
-      let b = bytes[i++]!;
-      let id = b & 0x7f;
-      for (let shift = 7; b > 0x7f; shift += 7) {
-        b = bytes[i++]!;
-        id |= (b & 0x7f) << shift;
-      }
-      starts[id + 1]!++;
-      if (withPositions) while (bytes[i++]! > 0x7f);
-    }
-  }
+  starts.set(field.termCounts.subarray(0, termCount), 1);
   for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!;
   const next = starts.slice(0, termCount);
   const docs = new Int32Array(memory.buffer, memory.used, count);

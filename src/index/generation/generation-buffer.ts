@@ -92,6 +92,11 @@ export class FieldBuffer implements TokenSink {
   fill = 0;
   /** Number of entries. */
   count = 0;
+  /**
+   * Entries per term id (`termCounts.length` may exceed the number of terms): counted as
+   * tokens arrive, so that the flush's counting sort reads the entry stream once, not twice.
+   */
+  termCounts = new Int32Array(1024);
   private lastPosition = 0;
   /** Documents that have entries, in arrival order, and the index of their first entry. */
   runDocs = new Int32Array(16);
@@ -149,7 +154,17 @@ export class FieldBuffer implements TokenSink {
   newTerm(term: string): number {
     this.terms.push(term);
     this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
+    this.countTermsUpTo(this.terms.length);
     return this.terms.length - 1;
+  }
+
+  /** Makes room in `termCounts` for `termCount` terms. */
+  private countTermsUpTo(termCount: number): void {
+    if (termCount <= this.termCounts.length) return;
+    const counts = new Int32Array(2 * termCount);
+    counts.set(this.termCounts);
+    this.bytesUsed += 4 * (counts.length - this.termCounts.length);
+    this.termCounts = counts;
   }
 
   /** Adds a term by the id {@link newTerm} gave it. */
@@ -192,6 +207,7 @@ export class FieldBuffer implements TokenSink {
       id = this.terms.length;
       this.terms.push(value);
       this.bytesUsed += TERM_OVERHEAD_BYTES;
+      this.countTermsUpTo(this.terms.length);
     }
     this.localOf[term] = id + 1;
     return id;
@@ -204,6 +220,7 @@ export class FieldBuffer implements TokenSink {
       chunk = this.newChunk();
       at = 0;
     }
+    this.termCounts[id]!++;
     while (id > 0x7f) {
       chunk[at++] = (id & 0x7f) | 0x80;
       id >>>= 7;
@@ -243,6 +260,7 @@ export class FieldBuffer implements TokenSink {
       this.otherIds.set(term, id);
       this.terms.push(term);
       this.bytesUsed += TERM_OVERHEAD_BYTES + 2 * term.length;
+      this.countTermsUpTo(this.terms.length);
     }
     return id;
   }

@@ -154,18 +154,21 @@ interface PostingsEntry {
   posLength: number;
 }
 
+/** Bytes of `.doc` and `.pos` gathered before they are written to their files. */
+const PENDING_BYTES = 1 << 16;
+
 /**
  * Encodes postings lists into `.doc` and `.pos` (the format is specified at the top of this
  * file). Scratch arrays are reused from one term to the next.
  */
 class PostingsWriter {
-  private readonly docBuffer = new ByteWriter(1 << 16);
+  /** `.doc` bytes not yet written out (see {@link PENDING_BYTES}). */
+  private readonly docPending = new ByteWriter(2 * PENDING_BYTES);
   private readonly blockBuffer = new ByteWriter(1 << 12);
   private readonly skipBuffer = new ByteWriter(1 << 10);
-  private readonly posBuffer = new ByteWriter(1 << 16);
+  private readonly posBuffer = new ByteWriter(2 * PENDING_BYTES);
   private readonly deltas = new Uint32Array(POSTINGS_BLOCK_SIZE);
   private readonly freqsMinusOne = new Uint32Array(POSTINGS_BLOCK_SIZE);
-  private blockPositions = new Uint32Array(1024);
 
   constructor(
     private readonly docOut: CodecOutput,
@@ -174,18 +177,16 @@ class PostingsWriter {
 
   write(data: PostingsData, lengths: Uint32Array | null): PostingsEntry {
     const { count, docs, freqs, positions } = data;
-    const docStart = this.docOut.position;
-    const posStart = this.posOut.position;
+    const docStart = this.docOut.position + this.docPending.length;
+    const posStart = this.posOut.position + this.posBuffer.length;
     const blocks = Math.ceil(count / POSTINGS_BLOCK_SIZE);
     let maxFreq = 0;
     let minLength = 0x7fffffff;
     let maxRatio = 0;
-    const out = this.docBuffer;
     const skip = this.skipBuffer;
     const blockBytes = this.blockBuffer;
     const deltas = this.deltas;
     const freqsMinusOne = this.freqsMinusOne;
-    out.reset();
     skip.reset();
     blockBytes.reset();
     let positionAt = 0;
@@ -222,16 +223,9 @@ class PostingsWriter {
         const ratio = freq / Math.max(1, length);
         if (ratio > blockMaxRatio) blockMaxRatio = ratio;
         if (positions !== null) {
-          if (this.blockPositions.length < positionCount + freq) {
-            const grown = new Uint32Array(Math.max(positionCount + freq, this.blockPositions.length * 2));
-            grown.set(this.blockPositions.subarray(0, positionCount));
-            this.blockPositions = grown;
-          }
-          for (let p = 0; p < freq; p++) {
-            const position = positions[positionAt++]!;
-            this.blockPositions[positionCount++] = position;
-            positionBits |= position;
-          }
+          // The block's positions are packed from where they are (no copy): only their width is needed here.
+          for (const end = positionAt + freq; positionAt < end; positionAt++) positionBits |= positions[positionAt]!;
+          positionCount += freq;
         }
       }
       const n = to - from;
@@ -244,7 +238,7 @@ class PostingsWriter {
       blockBytes.writeByte(0);
       packInto(blockBytes, deltas, 0, n, docWidth);
       packInto(blockBytes, freqsMinusOne, 0, n, freqWidth);
-      packInto(this.posBuffer, this.blockPositions, 0, positionCount, positionWidth);
+      if (positions !== null) packInto(this.posBuffer, positions, positionAt - positionCount, positionCount, positionWidth);
       if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
       if (blockMinLength < minLength) minLength = blockMinLength;
       if (blockMaxRatio > maxRatio) maxRatio = blockMaxRatio;
@@ -255,20 +249,31 @@ class PostingsWriter {
       skip.writeVInt(blockMinLength);
       skip.writeFloat32(float32AtLeast(blockMaxRatio));
     }
-    out.writeVInt(maxFreq);
-    out.writeVInt(minLength);
-    out.writeFloat32(float32AtLeast(maxRatio));
-    if (blocks > 1) out.writeBytes(skip.view0());
-    out.writeBytes(blockBytes.view0());
-    this.docOut.write(out.view0());
-    if (this.posBuffer.length >= 1 << 16) this.flushPositions();
+    const doc = this.docPending;
+    const docFrom = doc.length;
+    doc.writeVInt(maxFreq);
+    doc.writeVInt(minLength);
+    doc.writeFloat32(float32AtLeast(maxRatio));
+    if (blocks > 1) doc.writeBytes(skip.view0());
+    doc.writeBytes(blockBytes.view0());
+    const docLength = doc.length - docFrom;
     const posLength = this.posOut.position + this.posBuffer.length - posStart;
-    this.flushPositions();
-    return { docStart, docLength: out.length, posStart, posLength };
+    // Written out in large pieces: most terms take a few bytes, and every write to a file
+    // costs a checksum update and a call into the runtime.
+    if (doc.length >= PENDING_BYTES) this.flushDocs();
+    if (this.posBuffer.length >= PENDING_BYTES) this.flushPositions();
+    return { docStart, docLength, posStart, posLength };
   }
 
   finish(): void {
+    this.flushDocs();
     this.flushPositions();
+  }
+
+  private flushDocs(): void {
+    if (this.docPending.length === 0) return;
+    this.docOut.write(this.docPending.view0());
+    this.docPending.reset();
   }
 
   private flushPositions(): void {

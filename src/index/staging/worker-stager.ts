@@ -8,8 +8,15 @@ import type { ToIndexingWorker } from './indexing-worker.js';
 import { stagedPut, type StagedOp } from './staged-op.js';
 import type { AllocateGeneration, PendingFlush, Stager } from './stager.js';
 
-/** Operations are sent to a worker in batches of this many, or at the end of the event-loop turn. */
+/**
+ * Operations are sent to a worker in batches of this many, or {@link SEND_DELAY_MS} after the
+ * first of a smaller batch was queued. Each message wakes the worker (a system call and,
+ * on a busy machine, a context switch) and has a fixed cost of its own: few large messages
+ * cost the staging thread much less than one per event-loop turn. Nothing waits for a
+ * staged change to reach its worker (a commit sends what is queued first).
+ */
 const BATCH = 256;
+const SEND_DELAY_MS = 20;
 
 /** Staging waits (see {@link WorkerStager.ready}) while more operations than this are unprocessed. */
 const MAX_IN_FLIGHT = 8192;
@@ -49,7 +56,7 @@ interface Cut {
  */
 export class WorkerStager implements Stager {
   private readonly threads: IndexingThread[];
-  private sendScheduled = false;
+  private sendTimer: NodeJS.Timeout | undefined;
   private readonly readyWaiters: (() => void)[] = [];
   private failure: Error | undefined;
   private closed = false;
@@ -155,8 +162,9 @@ export class WorkerStager implements Stager {
 
   /** Resolves once the workers have caught up enough (backpressure for fast producers). */
   ready(): Promise<void> {
-    for (const thread of this.threads) this.send(thread);
     if (this.inFlight() < MAX_IN_FLIGHT || this.failure !== undefined) return Promise.resolve();
+    // Waiting: whatever is queued must reach the workers, whose answers end the wait.
+    this.sendAll();
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
@@ -181,6 +189,7 @@ export class WorkerStager implements Stager {
     // Operations still queued (a send scheduled for the end of this turn) are dropped with the
     // staged changes: no worker may start after close.
     this.closed = true;
+    if (this.sendTimer !== undefined) clearTimeout(this.sendTimer);
     await Promise.all(
       this.threads.map(async (thread) => {
         if (thread.idleTimer !== undefined) clearTimeout(thread.idleTimer);
@@ -259,14 +268,16 @@ export class WorkerStager implements Stager {
     thread.queue.push(op);
     thread.changes++;
     if (thread.queue.length >= BATCH) this.send(thread);
-    else if (!this.sendScheduled) {
-      this.sendScheduled = true;
-      setImmediate(() => {
-        this.sendScheduled = false;
-        for (const t of this.threads) this.send(t);
-      });
-    }
+    else this.sendTimer ??= setTimeout(this.sendAll, SEND_DELAY_MS);
   }
+
+  private readonly sendAll = (): void => {
+    if (this.sendTimer !== undefined) {
+      clearTimeout(this.sendTimer);
+      this.sendTimer = undefined;
+    }
+    for (const thread of this.threads) this.send(thread);
+  };
 
   private send(thread: IndexingThread): void {
     if (thread.queue.length === 0 || this.closed) return;
