@@ -52,7 +52,8 @@ export class Bm25fScorer extends Scorer {
   protected readonly bOverAvg: number[] = [];
   /** Current docId of each field's list (saves calls in the hot loop). */
   protected readonly docs: number[] = [];
-  private readonly globalBound: number[] = [];
+  /** Per field, the bound of its weighted normalised frequency over the whole list. */
+  protected readonly globalBound: number[] = [];
   private readonly blockBound: number[] = [];
   /** -1: no shallow window yet, getMaxScore falls back to the global bounds. */
   private readonly blockEnd: number[] = [];
@@ -175,7 +176,12 @@ export class Bm25fScorer extends Scorer {
 
   override getMaxScore(upTo: number): number {
     let s = 0;
+    const docs = this.docs;
     for (let i = 0; i < this.n; i++) {
+      // A field whose next document is past the window has nothing left in it (lists only
+      // move forward): "the" in titles spans windows of thousands of docIds but is in few
+      // of their documents, and its bound would keep every window of the body competitive.
+      if (docs[i] > upTo) continue;
       // A block covers [target, blockEnd]; past it only the whole-list bound is known.
       s += upTo <= this.blockEnd[i] ? this.blockBound[i] : this.globalBound[i];
     }

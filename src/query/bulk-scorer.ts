@@ -41,9 +41,17 @@ export class BlockMaxBulkScorer implements BulkScorer {
             windowMax = scorer.getMaxScore(upTo);
           }
           if (cannotCompete(windowMax, minComp)) {
-            counters.windowsSkipped++;
-            if (upTo === NO_MORE_DOCS) break;
-            doc = scorer.advance(upTo + 1);
+            // The next window that can compete is found on block data alone: a window
+            // skipped this way costs no block decoding (a common term skips most of them).
+            let target: number;
+            do {
+              counters.windowsSkipped++;
+              if (upTo === NO_MORE_DOCS) return;
+              target = upTo + 1;
+              upTo = scorer.advanceShallow(target);
+              windowMax = scorer.getMaxScore(upTo);
+            } while (cannotCompete(windowMax, minComp));
+            doc = scorer.advance(target);
             continue;
           }
         }

@@ -2,6 +2,19 @@ import { NO_MORE_DOCS, type PostingsIterator } from '../index/generation-view.js
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 
 /**
+ * Positions read in place (the on-disk iterator): `preparePositions()` gives the current
+ * document's number of positions, `position(i)` one of them, ascending in i.
+ */
+export interface PackedPositions {
+  preparePositions(): number;
+  position(i: number): number;
+}
+
+function hasPackedPositions(it: PostingsIterator): it is PostingsIterator & PackedPositions {
+  return 'preparePositions' in it && 'position' in it;
+}
+
+/**
  * The documents of one field where a phrase occurs, with `freq()` = the number of its
  * occurrences, shaped like a postings list so that {@link Bm25fScorer} scores a phrase as a
  * pseudo-term. A conjunction of the terms' postings, then a positions check.
@@ -22,6 +35,8 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   private readonly slotOffset: Int32Array;
   /** Phrase slots in the order their positions are checked: by their term's rank, rarest first. */
   private readonly slotOrder: Int32Array;
+  /** The same iterators when all read positions in place (else null: through `positions()`). */
+  private readonly packed: (PostingsIterator & PackedPositions)[] | null;
   /** Per distinct term, its positions in the current document once read. */
   private readonly termPositions: (Int32Array | null)[];
   /** Start positions still possible while a document is checked. */
@@ -51,6 +66,7 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
       this.slotOffset[j] = offsets[j];
     }
     this.termPositions = this.its.map(() => null);
+    this.packed = this.its.every(hasPackedPositions) ? (this.its as (PostingsIterator & PackedPositions)[]) : null;
     const slots = slotTerm.map((_, j) => j).sort((x, y) => this.slotIt[x] - this.slotIt[y] || x - y);
     this.slotOrder = new Int32Array(slots.length);
     for (let k = 0; k < slots.length; k++) this.slotOrder[k] = slots[k];
@@ -97,6 +113,31 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   /** Like {@link nextCandidate}, for the first candidate >= target. */
   advanceCandidate(target: number): number {
     return (this.doc = this.conjoin(this.its[0].advance(target)));
+  }
+
+  /**
+   * Lead-only moves, for runners that dismiss documents before the conjunction (see
+   * {@link PhraseScorer}): the rarest term's next document (>= target), whose frequency
+   * ({@link leadFreq}) bounds the phrase's there; {@link candidateFromLead} then finds the
+   * first candidate from it. The candidate stays unchanged until then.
+   */
+  nextLead(): number {
+    return this.its[0].nextDoc();
+  }
+
+  /** See {@link nextLead}. */
+  advanceLead(target: number): number {
+    return this.its[0].advance(target);
+  }
+
+  /** The rarest term's frequency in its current document (see {@link nextLead}). */
+  leadFreq(): number {
+    return this.its[0].freq();
+  }
+
+  /** The first candidate >= the rarest term's current document. */
+  candidateFromLead(): number {
+    return (this.doc = this.conjoin(this.its[0].docId()));
   }
 
   /**
@@ -157,6 +198,7 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
    * positions of its most common terms.
    */
   private countOccurrences(): number {
+    if (this.packed !== null) return this.countPacked(this.packed);
     const order = this.slotOrder;
     const its = this.its;
     const terms = this.termPositions;
@@ -185,6 +227,42 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
         // Starts only increase, so an exhausted list means no later occurrence either.
         if (ptr === positions.length) break;
         if (positions[ptr] === want) starts[kept++] = starts[i];
+      }
+      n = kept;
+    }
+    return n;
+  }
+
+  /**
+   * {@link countOccurrences} on positions read in place: the starts come from the rarest
+   * term's positions; each other slot reads its term's positions only as far as the starts
+   * left need (a common term has tens of positions in a document, of which a phrase of a
+   * rare term tests one or two), and a term repeated in the phrase is simply read again.
+   */
+  private countPacked(its: (PostingsIterator & PackedPositions)[]): number {
+    const order = this.slotOrder;
+    const leadSlot = order[0];
+    const lead = its[this.slotIt[leadSlot]];
+    let n = lead.preparePositions();
+    if (this.starts.length < n) this.starts = new Int32Array(Math.max(n, this.starts.length * 2));
+    const starts = this.starts;
+    const leadOffset = this.slotOffset[leadSlot];
+    for (let p = 0; p < n; p++) starts[p] = lead.position(p) - leadOffset;
+    for (let k = 1; k < order.length && n > 0; k++) {
+      const slot = order[k];
+      const it = its[this.slotIt[slot]];
+      const offset = this.slotOffset[slot];
+      const count = it.preparePositions();
+      if (count === 0) return 0;
+      let ptr = 0;
+      let value = it.position(0);
+      let kept = 0;
+      for (let i = 0; i < n; i++) {
+        const want = starts[i] + offset;
+        while (value < want && ++ptr < count) value = it.position(ptr);
+        // Starts only increase, so an exhausted list means no later occurrence either.
+        if (ptr === count) break;
+        if (value === want) starts[kept++] = starts[i];
       }
       n = kept;
     }

@@ -14,6 +14,11 @@ import type { Saturation } from './similarity.js';
  * ({@link PhrasePostings.freqBound}), and the score grows with every field's frequency, so
  * the score computed with those bounds (same operations in the same order, larger or extra
  * non-negative operands, see `cannotCompete`) is at least the real one.
+ *
+ * Once the results are full, most documents of the rarest term are dismissed even before the
+ * conjunction (see `gate`): on the rarest term's frequency alone, which bounds the phrase's
+ * too. That spares advancing the common terms of the phrase to every document of the rare
+ * one, which is most of the work of a phrase such as "security considerations".
  */
 export class PhraseScorer extends Bm25fScorer {
   private readonly phrases: PhrasePostings[];
@@ -35,14 +40,61 @@ export class PhraseScorer extends Bm25fScorer {
   override nextDoc(): number {
     const cur = this.doc;
     const docs = this.docs;
-    for (let i = 0; i < this.n; i++) if (docs[i] === cur) docs[i] = this.phrases[i]!.nextCandidate();
+    for (let i = 0; i < this.n; i++) if (docs[i] === cur) docs[i] = this.nextOf(i);
     return this.settle();
   }
 
   override advance(target: number): number {
     const docs = this.docs;
-    for (let i = 0; i < this.n; i++) if (docs[i]! < target) docs[i] = this.phrases[i]!.advanceCandidate(target);
+    for (let i = 0; i < this.n; i++) if (docs[i]! < target) docs[i] = this.advanceOf(i, target);
     return this.settle();
+  }
+
+  /** Field i's next candidate (dismissing, once pruning started, what cannot compete). */
+  private nextOf(i: number): number {
+    const phrase = this.phrases[i]!;
+    return this.minCompetitive === -Infinity ? phrase.nextCandidate() : this.gate(i, phrase.nextLead());
+  }
+
+  /** Field i's first candidate >= target (dismissing, once pruning started, what cannot compete). */
+  private advanceOf(i: number, target: number): number {
+    const phrase = this.phrases[i]!;
+    return this.minCompetitive === -Infinity ? phrase.advanceCandidate(target) : this.gate(i, phrase.advanceLead(target));
+  }
+
+  /**
+   * From field i's rarest-term document `lead` on, the first candidate whose rarest term
+   * does not rule it out: a document where the bound of {@link leadBound} cannot beat the
+   * k-th score cannot enter the results whatever its phrase frequency, so the other terms
+   * are not advanced to it.
+   */
+  private gate(i: number, lead: number): number {
+    const phrase = this.phrases[i]!;
+    const minCompetitive = this.minCompetitive;
+    while (lead !== NO_MORE_DOCS && !(this.leadBound(i, lead) > minCompetitive)) lead = phrase.nextLead();
+    return phrase.candidateFromLead();
+  }
+
+  /**
+   * A bound of the score of document `doc` where field i's rarest term is: field i's phrase
+   * frequency is at most that term's frequency; another field whose current candidate is
+   * past `doc` has no occurrence there (0), one not past it is bounded by its whole list.
+   * Same operations in the same field order as {@link score}, with larger or extra
+   * non-negative operands, so the rounded bound is at least the rounded score. A document
+   * dismissed here by one field has a real score at most the k-th one at that time (the
+   * k-th score only grows), so it can never enter, even scored later from another field.
+   */
+  private leadBound(i: number, doc: number): number {
+    const docs = this.docs;
+    let s = 0;
+    for (let j = 0; j < this.n; j++) {
+      if (j === i) {
+        s += (this.weight[j]! * this.phrases[j]!.leadFreq()) / (this.a[j]! + this.bOverAvg[j]! * this.lengths[j]![doc]!);
+      } else if (docs[j]! <= doc) {
+        s += this.globalBound[j]!;
+      }
+    }
+    return this.sat.score(s);
   }
 
   /** From the fields' current candidates, the first document that is a competitive match. */
@@ -62,7 +114,7 @@ export class PhraseScorer extends Bm25fScorer {
         }
         if (matched) return (this.doc = doc);
       }
-      for (let i = 0; i < n; i++) if (docs[i] === doc) docs[i] = this.phrases[i]!.nextCandidate();
+      for (let i = 0; i < n; i++) if (docs[i] === doc) docs[i] = this.nextOf(i);
     }
   }
 

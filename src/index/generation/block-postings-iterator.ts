@@ -184,6 +184,8 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
    * cost more than decoding the positions (documents of a list share a few frequencies).
    */
   private positionViews: Int32Array[] = NO_VIEWS;
+  /** Index in the block's run of the first position of the document {@link preparePositions} prepared. */
+  private runFirst = 0;
   /** Index in the block whose positions are in positionBuffer (-1: none). */
   private positionsOfDoc = -1;
 
@@ -288,6 +290,29 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   blockMinLength(): number {
     return this.shallowBlock < this.blockCount ? this.blockMinLengths[this.shallowBlock]! : 0x7fffffff;
+  }
+
+  /**
+   * Reading positions in place, for phrase checks: prepares the current document's positions
+   * and returns how many there are; {@link position} then reads one from its packed slot. A
+   * phrase check reads the positions of a common term only up to the last start it tests,
+   * and copies none.
+   */
+  preparePositions(): number {
+    const source = this.positionsSource;
+    if (source === null) return 0;
+    if (this.positionAt < 0) this.readPositionBlock(source);
+    const ends = this.freqEnds;
+    const index = this.index;
+    const first = index === 0 ? 0 : ends[index - 1]!;
+    this.runFirst = first;
+    return ends[index]! - first;
+  }
+
+  /** Position i (0 <= i < the count {@link preparePositions} returned) of the current document. */
+  position(i: number): number {
+    const width = this.positionWidth;
+    return width === 0 ? 0 : unpackOne(this.positionData, this.positionAt, this.runFirst + i, width);
   }
 
   positions(): Int32Array {
