@@ -196,11 +196,11 @@ async function run(): Promise<void> {
     minutes.set(minute, [...(minutes.get(minute) ?? []), sample.rss]);
   }
   const perMinute = [...minutes.entries()].map(([minute, values]) => ({ minute, rss: median(values) }));
-  const laterMinutes = perMinute.filter((m) => m.minute >= 1);
+  const laterMinutes = perMinute.filter((m) => m.minute * 60 >= seconds / 2);
   const middleOfMinutes = median(laterMinutes.map((m) => m.rss));
   const worstMinute = Math.max(...laterMinutes.map((m) => Math.abs(m.rss - middleOfMinutes) / middleOfMinutes));
   console.log(
-    `RSS per-minute medians: ${perMinute.map((m) => formatBytes(m.rss)).join(', ')}; from minute 2 on within ` +
+    `RSS per-minute medians: ${perMinute.map((m) => formatBytes(m.rss)).join(', ')}; over the second half within ` +
       `±${(worstMinute * 100).toFixed(1)}% of their median ${formatBytes(middleOfMinutes)}; ` +
       `trend over the second half ${(slopePerMinute(secondHalf) / 2 ** 20).toFixed(1)} MiB/min`,
   );
