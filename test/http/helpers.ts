@@ -1,6 +1,7 @@
 /** Shared set-up of the HTTP suites: a temporary SEARCH_HOME with an app over it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -223,5 +224,38 @@ export function spawnServer(
       }
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening: ${errors}`)));
+  });
+}
+
+/** The answer of {@link requestAsAdmin}. */
+export interface AdminAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * One request to a real server (see {@link spawnServer}) as the admin, over `agent`; a body
+ * is sent as text/plain. Rejects on a connection error (e.g. the server was killed).
+ */
+export function requestAsAdmin(port: number, agent: http.Agent, method: string, path: string, body?: string): Promise<AdminAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: body === undefined ? { authorization: ADMIN_AUTH } : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }

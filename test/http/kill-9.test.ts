@@ -11,36 +11,7 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { ADMIN_AUTH, addCollectionCfg, keyQuery, spawnServer, tempHome } from './helpers.js';
-
-function request(
-  port: number,
-  agent: http.Agent,
-  method: string,
-  path: string,
-  body?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        headers: body === undefined ? { authorization: ADMIN_AUTH } : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+import { addCollectionCfg, keyQuery, requestAsAdmin, spawnServer, tempHome } from './helpers.js';
 
 describe('kill -9 during concurrent PUTs', () => {
   it('after a restart every acknowledged PUT is there and counted; no failed one is half there', async (t) => {
@@ -64,7 +35,7 @@ describe('kill -9 during concurrent PUTs', () => {
           const key = `local:doc-${i}`;
           const content = `document ${i} ` + 'lorem ipsum '.repeat(i % 50);
           try {
-            const answer = await request(
+            const answer = await requestAsAdmin(
               first.port,
               agent,
               'PUT',
@@ -92,7 +63,7 @@ describe('kill -9 during concurrent PUTs', () => {
       const agent2 = new http.Agent({ keepAlive: true, maxSockets: 8 });
       try {
         for (const [key, content] of acked) {
-          const got = await request(
+          const got = await requestAsAdmin(
             second.port,
             agent2,
             'GET',
@@ -107,7 +78,7 @@ describe('kill -9 during concurrent PUTs', () => {
         }
         let failedPresent = 0;
         for (const [key, content] of failed) {
-          const got = await request(
+          const got = await requestAsAdmin(
             second.port,
             agent2,
             'GET',
@@ -126,10 +97,10 @@ describe('kill -9 during concurrent PUTs', () => {
         t.diagnostic(
           `acknowledged ${acked.size}, failed ${failed.size} (of which durable anyway: ${failedPresent})`,
         );
-        const commit = await request(second.port, agent2, 'POST', '/push-api/v1/collections/c/commit');
+        const commit = await requestAsAdmin(second.port, agent2, 'POST', '/push-api/v1/collections/c/commit');
         assert.equal(commit.status, 200, commit.body);
         const state = JSON.parse(
-          (await request(second.port, agent2, 'GET', '/push-api/v1/collections/c/state')).body,
+          (await requestAsAdmin(second.port, agent2, 'GET', '/push-api/v1/collections/c/state')).body,
         );
         assert.equal(state.documents, acked.size + failedPresent);
         assert.equal(state.stagedChanges, 0);

@@ -17,40 +17,12 @@ import { SearchHome } from '../../src/collection/search-home.js';
 import { generationOfFile } from '../../src/index/generation/generation-files.js';
 import { isManifestTemp, manifestFiles, readManifest } from '../../src/index/manifest.js';
 import { FsDirectory } from '../../src/index/store/fs-directory.js';
-import { ADMIN_AUTH, addCollectionCfg, keyQuery, spawnServer } from '../http/helpers.js';
+import { addCollectionCfg, keyQuery, requestAsAdmin, spawnServer, type AdminAnswer } from '../http/helpers.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const LONG = process.env.PUSHSEARCH_LONG_TESTS === '1';
 const ITERATIONS = LONG ? 8 : 1;
 const C = '/push-api/v1/collections/c';
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function call(port: number, agent: http.Agent, method: string, path: string, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        headers: body === undefined ? { authorization: ADMIN_AUTH } : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const WORDS = 'protocol network packet router transport session address header option message stream window'.split(' ');
 
@@ -71,7 +43,7 @@ async function putPages(port: number, agent: http.Agent, from: number, count: nu
         const i = next++;
         const key = `https://kill.example/${i}`;
         const content = page(i, version);
-        const answer = await call(port, agent, 'PUT', `${C}/documents${keyQuery(key)}`, content);
+        const answer = await requestAsAdmin(port, agent, 'PUT', `${C}/documents${keyQuery(key)}`, content);
         assert.equal(answer.status, 200, answer.body);
         acked.set(key, content);
       }
@@ -107,9 +79,9 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
         const acked = await putPages(server.port, agent, batch * 600, 600, 0);
         for (const [key, content] of acked) committed.set(key, content);
         if (batch === 0) for (const [key, content] of acked) inBase.set(key, content);
-        const commit = await call(server.port, agent, 'POST', `${C}/commit`);
+        const commit = await requestAsAdmin(server.port, agent, 'POST', `${C}/commit`);
         assert.equal(commit.status, 200, commit.body);
-        if (batch === 0) assert.equal((await call(server.port, agent, 'PUT', `${C}/snapshot/base`)).status, 200);
+        if (batch === 0) assert.equal((await requestAsAdmin(server.port, agent, 'PUT', `${C}/snapshot/base`)).status, 200);
       }
     } finally {
       agent.destroy();
@@ -137,27 +109,27 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
           for (const [key, content] of await putPages(first.port, agent, 1500, 500, 1)) expected.set(key, content);
           for (let i = 0; i < 40; i++) {
             const key = `https://kill.example/${i * 13}`;
-            assert.equal((await call(first.port, agent, 'DELETE', `${C}/documents${keyQuery(key)}`)).status, 200);
+            assert.equal((await requestAsAdmin(first.port, agent, 'DELETE', `${C}/documents${keyQuery(key)}`)).status, 200);
             expected.delete(key);
             deleted.add(key);
           }
-          let started: Promise<Answer>;
+          let started: Promise<AdminAnswer>;
           switch (name) {
             case 'commit':
-              started = call(first.port, agent, 'POST', `${C}/commit`);
+              started = requestAsAdmin(first.port, agent, 'POST', `${C}/commit`);
               break;
             case 'merge':
-              started = call(first.port, agent, 'POST', `${C}/vacuum?vacuum-type=MERGE&wait=false`);
+              started = requestAsAdmin(first.port, agent, 'POST', `${C}/vacuum?vacuum-type=MERGE&wait=false`);
               break;
             case 'snapshot':
-              started = call(first.port, agent, 'PUT', `${C}/snapshot/killed`);
+              started = requestAsAdmin(first.port, agent, 'PUT', `${C}/snapshot/killed`);
               break;
             case 'reindex':
-              started = call(first.port, agent, 'POST', `${C}/vacuum?vacuum-type=RE_INDEX&wait=false`);
+              started = requestAsAdmin(first.port, agent, 'POST', `${C}/vacuum?vacuum-type=RE_INDEX&wait=false`);
               break;
             case 'restore':
-              assert.equal((await call(first.port, agent, 'POST', `${C}/state/stop`)).status, 200);
-              started = call(first.port, agent, 'POST', `${C}/restore/from-snapshot/base`);
+              assert.equal((await requestAsAdmin(first.port, agent, 'POST', `${C}/state/stop`)).status, 200);
+              started = requestAsAdmin(first.port, agent, 'POST', `${C}/restore/from-snapshot/base`);
               break;
           }
           started.catch(() => undefined);
@@ -174,46 +146,46 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
           const second = await spawnServer(home);
           const agent2 = new http.Agent({ keepAlive: true, maxSockets: 16 });
           try {
-            const probe = await call(second.port, agent2, 'GET', `${C}/documents${keyQuery('https://kill.example/1')}`);
+            const probe = await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery('https://kill.example/1')}`);
             assert.ok(probe.status === 200 || probe.status === 404, `the collection starts: ${probe.status} ${probe.body}`);
-            const state = JSON.parse((await call(second.port, agent2, 'GET', `${C}/state`)).body) as { state: string };
+            const state = JSON.parse((await requestAsAdmin(second.port, agent2, 'GET', `${C}/state`)).body) as { state: string };
             assert.equal(state.state, 'RUNNING', JSON.stringify(state));
 
             // A restore either happened (the snapshot, staged changes discarded) or did not.
             let want = expected;
             if (name === 'restore') {
-              const restored = (await call(second.port, agent2, 'GET', `${C}/documents${keyQuery('https://kill.example/1700')}`)).status === 404;
+              const restored = (await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery('https://kill.example/1700')}`)).status === 404;
               if (restored) want = inBase;
               t.diagnostic(restored ? 'restore took effect' : 'restore had not taken effect');
             }
             for (const [key, content] of want) {
-              const got = await call(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`);
+              const got = await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`);
               assert.equal(got.status, 200, `${key} was acknowledged but is missing`);
               assert.equal(Buffer.from((JSON.parse(got.body) as { pushContent: { content: string } }).pushContent.content, 'base64').toString(), content, key);
             }
             if (want === expected) {
               for (const key of deleted) {
-                assert.equal((await call(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`)).status, 404, `${key} was deleted`);
+                assert.equal((await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`)).status, 404, `${key} was deleted`);
               }
             }
 
-            const commit = await call(second.port, agent2, 'POST', `${C}/commit`);
+            const commit = await requestAsAdmin(second.port, agent2, 'POST', `${C}/commit`);
             assert.equal(commit.status, 200, commit.body);
-            const search = JSON.parse((await call(second.port, agent2, 'GET', '/s/search.json?collection=c&query=commonmark&num_ranks=1')).body) as {
+            const search = JSON.parse((await requestAsAdmin(second.port, agent2, 'GET', '/s/search.json?collection=c&query=commonmark&num_ranks=1')).body) as {
               response: { resultPacket: { resultsSummary: { totalMatching: number } } };
             };
             assert.equal(search.response.resultPacket.resultsSummary.totalMatching, want.size, 'each document found once');
 
             // Snapshots: the one being taken is either complete or absent, and can be taken again.
-            const snapshots = JSON.parse((await call(second.port, agent2, 'GET', `${C}/snapshot`)).body) as { snapshots?: { name: string }[] } | { name: string }[];
+            const snapshots = JSON.parse((await requestAsAdmin(second.port, agent2, 'GET', `${C}/snapshot`)).body) as { snapshots?: { name: string }[] } | { name: string }[];
             const names = (Array.isArray(snapshots) ? snapshots : (snapshots.snapshots ?? [])).map((s) => s.name);
             assert.ok(names.includes('base'), `snapshots: ${names.join(', ')}`);
             if (name === 'snapshot' && !names.includes('killed')) {
-              assert.equal((await call(second.port, agent2, 'PUT', `${C}/snapshot/killed`)).status, 200);
+              assert.equal((await requestAsAdmin(second.port, agent2, 'PUT', `${C}/snapshot/killed`)).status, 200);
             }
 
             // Stopped, the folder holds exactly what the manifest names.
-            assert.equal((await call(second.port, agent2, 'POST', `${C}/state/stop`)).status, 200);
+            assert.equal((await requestAsAdmin(second.port, agent2, 'POST', `${C}/state/stop`)).status, 200);
             const live = join(home, 'data', 'c', 'live');
             const manifest = readManifest(new FsDirectory(live));
             assert.ok(manifest !== null);
