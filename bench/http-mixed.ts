@@ -8,7 +8,7 @@
  *   npx tsc -p tsconfig.json && node dist/bench/http-mixed.js [--minutes 10] [--connections 16] [--limit 50000]
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
 import { startServer } from '../src/http/server.js';
-import { formatBytes, median, percentile, printTable } from './lib/measure.js';
+import { dirSize, formatBytes, median, percentile, printTable } from './lib/measure.js';
 import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, type RfcPage } from './lib/rfc-corpus.js';
 
 const PASSWORD = 'bench-password-1';
@@ -47,29 +47,6 @@ if (values.serve !== undefined) {
   });
 } else {
   await run();
-}
-
-/** Bytes of every file under `path` (files may vanish while it walks: merges delete them). */
-function folderBytes(path: string): number {
-  let total = 0;
-  let entries;
-  try {
-    entries = readdirSync(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const full = join(path, entry.name);
-    if (entry.isDirectory()) total += folderBytes(full);
-    else {
-      try {
-        total += statSync(full).size;
-      } catch {
-        // deleted meanwhile
-      }
-    }
-  }
-  return total;
 }
 
 interface Call {
@@ -134,7 +111,7 @@ async function run(): Promise<void> {
     void memoryOfChild().then((memory) =>
       console.log(
         `${t.toFixed(0)}s  rss ${formatBytes(last.rss)}  heap ${formatBytes(memory.heapUsed)}/${formatBytes(memory.heapTotal)}  ` +
-          `external ${formatBytes(memory.external)}  index on disk ${formatBytes(folderBytes(join(home, 'data')))}  fds ${last.fds}  ` +
+          `external ${formatBytes(memory.external)}  index on disk ${formatBytes(dirSize(join(home, 'data')))}  fds ${last.fds}  ` +
           `calls ${calls.length}  errors ${calls.filter((c) => !c.ok).length}`,
       ),
     );
@@ -196,7 +173,8 @@ async function run(): Promise<void> {
     minutes.set(minute, [...(minutes.get(minute) ?? []), sample.rss]);
   }
   const perMinute = [...minutes.entries()].map(([minute, values]) => ({ minute, rss: median(values) }));
-  const laterMinutes = perMinute.filter((m) => m.minute * 60 >= seconds / 2);
+  // A minute counts when it ends in the second half (a run shorter than a minute has one).
+  const laterMinutes = perMinute.filter((m) => (m.minute + 1) * 60 > seconds / 2);
   const middleOfMinutes = median(laterMinutes.map((m) => m.rss));
   const worstMinute = Math.max(...laterMinutes.map((m) => Math.abs(m.rss - middleOfMinutes) / middleOfMinutes));
   console.log(
