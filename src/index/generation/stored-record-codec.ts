@@ -2,6 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants, inflateRawSync } f
 import { ByteReader } from '../store/byte-reader.js';
 import { ByteWriter } from '../store/byte-writer.js';
 import type { StoredRecord, StoredValue } from '../document.js';
+import { STORED_FORMAT_VERSION } from './generation-files.js';
 
 /** Stored records are compressed together until a block holds this many bytes. */
 export const STORED_BLOCK_BYTES = 32 * 1024;
@@ -70,7 +71,7 @@ export function decompressStoredBlock(bytes: Uint8Array, version: number): Buffe
 /** The records of compressed blocks, in order (the inverse of {@link StoredBlockWriter}). */
 export function* recordsOfBlocks(blocks: Iterable<StoredBlock>): Generator<Uint8Array> {
   for (const block of blocks) {
-    const bytes = brotliDecompressSync(block.bytes);
+    const bytes = decompressStoredBlock(block.bytes, STORED_FORMAT_VERSION);
     const reader = new ByteReader(bytes);
     while (reader.remaining > 0) {
       const length = reader.readVInt();
