@@ -334,7 +334,7 @@ export class PushCollection {
       // Filters run before the journal: a document that cannot be filtered is refused and nothing is stored.
       const doc = this.documentFor(runtime, change);
       await runtime.index.ready();
-      await this.appendAndApply(runtime, change, () => runtime.index.put(doc));
+      await this.appendAndApply(runtime, change, doc.stored, () => runtime.index.put(doc));
       return key;
     });
   }
@@ -343,7 +343,7 @@ export class PushCollection {
     const key = canonicalizeKey(rawKey);
     this.guardWrite();
     return this.withRuntime(async (runtime) => {
-      await this.appendAndApply(runtime, { op: 'delete', key }, () => runtime.index.delete(key));
+      await this.appendAndApply(runtime, { op: 'delete', key }, null, () => runtime.index.delete(key));
       return key;
     });
   }
@@ -356,7 +356,7 @@ export class PushCollection {
     return this.withRuntime(async (runtime) => {
       const change: ChangeRecord = { op: 'redirect', key, target };
       const doc = mapRedirect(key, target, formatReceivedTime(new Date()));
-      await this.appendAndApply(runtime, change, () => runtime.index.put(doc));
+      await this.appendAndApply(runtime, change, doc.stored, () => runtime.index.put(doc));
       return key;
     });
   }
@@ -378,13 +378,14 @@ export class PushCollection {
     });
   }
 
-  private async appendAndApply(runtime: Runtime, change: ChangeRecord, apply: () => void): Promise<void> {
+  /** `staged`: the stored record the change stages (null for a delete; undefined: not known), which the evidence store takes its links from. */
+  private async appendAndApply(runtime: Runtime, change: ChangeRecord, staged: StoredRecord | null | undefined, apply: () => void): Promise<void> {
     const seq = await runtime.journal.append(encodeChange(change));
     // Durable now. Apply in journal order, so the index buffer matches a replay exactly.
     runtime.waiting.set(seq, () => {
       apply();
       runtime.reindexTouched?.add(change.key);
-      runtime.evidence.noteChanged(change.key);
+      runtime.evidence.noteChanged(change.key, staged);
     });
     while (runtime.waiting.has(runtime.appliedSeq + 1)) {
       const next = runtime.appliedSeq + 1;

@@ -84,6 +84,7 @@ describe('anchor text', () => {
     await env.collection().commit();
     const update = await env.collection().updateEvidence();
     assert.equal(update.documentsRead, 2);
+    assert.equal(update.documentsReadBack, 0, 'the links come from what the deletes staged, not from reading the index');
     assert.equal(update.documentsUpdated, 1, 'only the target is indexed again');
     assert.deepEqual(await env.keys('k:kerberos'), [TARGET], 'page 3 still links to it');
     await env.collection().deleteDocument('https://example.org/pages/3');
@@ -101,8 +102,22 @@ describe('anchor text', () => {
     await env.collection().commit();
     const update = await env.collection().updateEvidence();
     assert.equal(update.documentsUpdated, 2, 'the old target and the new one');
+    assert.equal(update.documentsReadBack, 0, 'the new links come from what the puts staged');
     assert.deepEqual(await env.keys('k:kerberos'), [RIVAL]);
     assert.equal((await env.keys('kerberos tutorial'))[0], RIVAL);
+  });
+
+  it('takes up links committed before a stop after the restart, read back from the index', async () => {
+    await pushCorpus();
+    await env.putPage('https://example.org/pages/1', 'Page 1', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
+    await env.collection().commit();
+    // Stopped before the update ran: links.json keeps the key, without its staged record.
+    await env.collection().stop();
+    const update = await env.collection().updateEvidence();
+    assert.equal(update.rebuilt, false);
+    assert.equal(update.documentsRead, 1);
+    assert.equal(update.documentsReadBack, 1);
+    assert.deepEqual((await env.keys('k:kerberos')).sort(), [RIVAL, TARGET].sort(), 'pages 2 and 3 still link to the target');
   });
 
   it('keeps the evidence when a client pushes the target again', async () => {

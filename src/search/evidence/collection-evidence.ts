@@ -42,6 +42,12 @@ export interface EvidenceUpdate {
   rebuilt: boolean;
   /** Documents whose links were read. */
   documentsRead: number;
+  /**
+   * Of those, documents read back from the index (a rebuild's, and changed keys whose staged
+   * record the store was not given: replayed changes, keys saved at the last stop); the
+   * others took the links their change staged.
+   */
+  documentsReadBack: number;
   /** Documents indexed again with new evidence (and committed). */
   documentsUpdated: number;
 }
@@ -75,6 +81,26 @@ export const MAX_CLICK_QUERY_REPEAT = 5;
 export const MIN_CLICK_QUERY_WEIGHT = 0.25;
 
 const LINKS_FILE = 'links.json';
+
+/** What a committed version of a document says about its links: a redirect, or its stored links (undefined: none, or deleted). */
+interface LinkSource {
+  redirect: string | undefined;
+  storedLinks: unknown;
+}
+
+/** Keys changed, each with its link source, or UNKNOWN_SOURCE when it must be read back from the index. */
+type ChangedKeys = Map<string, LinkSource>;
+
+/** The link source of a key whose committed version the store was not given. */
+const UNKNOWN_SOURCE: LinkSource = Object.freeze({ redirect: undefined, storedLinks: undefined });
+
+/** The link source of a stored record (null: the document is deleted). */
+function linkSourceOf(record: StoredRecord | null): LinkSource {
+  if (record === null) return { redirect: undefined, storedLinks: undefined };
+  const redirect = record[STORED.redirect];
+  if (typeof redirect === 'string') return { redirect, storedLinks: undefined };
+  return { redirect: undefined, storedLinks: record[STORED.links] };
+}
 const CLICKS_FILE = 'clicks.json';
 const OPEN_MARKER = 'OPEN';
 const FILE_VERSION = 1;
@@ -110,8 +136,11 @@ interface ClicksFileBody extends ClickStoreData {
  * changed behind its back (a different manifest than when it was saved).
  *
  * **When it runs**: never on the PUT path. The collection tells it which keys each commit
- * changed; `updateDelayMs` after a commit (commits in between share the run) one job reads
- * those documents' links, finds the targets whose anchor text changed, stages them again
+ * changed, with the stored record each change staged (its links and redirect, so that the
+ * update need not read the document back); `updateDelayMs` after a commit (commits in
+ * between share the run) one job puts those documents' links into the graph (reading back
+ * only keys whose record it was not given: replayed or saved ones), finds the targets whose
+ * anchor text changed, stages them again
  * with the new `k` field and commits (unless a client has changes staged: those are never
  * made searchable by this commit; the documents then go live with the client's next commit).
  * Click logs are processed every `clickIntervalMs` and on demand. Jobs run one at a time, yield to the event loop every {@link BATCH} documents,
@@ -123,14 +152,14 @@ export class CollectionEvidence {
   private graph = new LinkGraph();
   private clicks: ClickStore;
   private readonly files: ClickLogFiles;
-  /** Keys changed by clients since the last commit started. */
-  private staged = new Set<string>();
+  /** Keys changed by clients since the last commit started, with what each change staged. */
+  private staged: ChangedKeys = new Map();
   /** Keys of commits in flight, by batch: client changes, and documents the store staged again. */
-  private readonly committing = new Map<number, { client: Set<string>; restaged: Set<string> }>();
+  private readonly committing = new Map<number, { client: ChangedKeys; restaged: Set<string> }>();
   /** Documents the store staged again (not journaled) that no commit has taken yet: still pending. */
   private restaged = new Set<string>();
-  /** Keys committed whose links are not yet in the graph. */
-  private readonly changed = new Set<string>();
+  /** Keys committed whose links are not yet in the graph, with what their committed change staged. */
+  private readonly changed: ChangedKeys = new Map();
   /** Documents whose evidence may differ from what they were indexed with. */
   private readonly pending = new Set<string>();
   /** Pending click log → offset counted. */
@@ -205,16 +234,22 @@ export class CollectionEvidence {
     return { fields, numbers, stored: { [EVIDENCE_STORED_FIELD]: fingerprint } };
   }
 
-  /** A client change to `key` was staged (put, delete, redirect; also replayed ones). */
-  noteChanged(key: string): void {
-    this.staged.add(key);
+  /**
+   * A client change to `key` was staged (put, delete, redirect; also replayed ones).
+   * `record`: the stored record it staged (null for a delete), whose links and redirect the
+   * update then takes as they are; undefined when the caller does not have it (the update
+   * reads the committed document back).
+   */
+  noteChanged(key: string, record?: StoredRecord | null): void {
+    // A key staged again replaces its earlier version: the staged map holds the newest one.
+    this.staged.set(key, record === undefined ? UNKNOWN_SOURCE : linkSourceOf(record));
   }
 
   /** Called right before the index commits: the keys staged so far are in that commit. */
   beforeCommit(): number {
     const batch = ++this.nextBatch;
     this.committing.set(batch, { client: this.staged, restaged: this.restaged });
-    this.staged = new Set();
+    this.staged = new Map();
     this.restaged = new Set();
     return batch;
   }
@@ -230,7 +265,13 @@ export class CollectionEvidence {
       else this.restaged.add(key);
     }
     if (keys.client.size === 0) return;
-    for (const key of keys.client) (committed ? this.changed : this.staged).add(key);
+    if (committed) {
+      // Batches commit in order: a later batch's version of a key replaces an earlier one.
+      for (const [key, source] of keys.client) this.changed.set(key, source);
+    } else {
+      // A version staged since then is newer than the failed batch's one.
+      for (const [key, source] of keys.client) if (!this.staged.has(key)) this.staged.set(key, source);
+    }
     if (committed) this.scheduleUpdate(this.options.updateDelayMs);
   }
 
@@ -282,7 +323,7 @@ export class CollectionEvidence {
       const body: LinksFileBody = {
         manifest: this.host.lastManifest(),
         ...this.graph.toData(),
-        changed: [...this.changed],
+        changed: [...this.changed.keys()],
         pending: [...this.pending],
       };
       await writeEvidenceFile(join(this.folder, LINKS_FILE), 'links', FILE_VERSION, body);
@@ -326,36 +367,43 @@ export class CollectionEvidence {
   }
 
   private async update(): Promise<EvidenceUpdate> {
-    if (this.closed) return { rebuilt: false, documentsRead: 0, documentsUpdated: 0 };
+    if (this.closed) return { rebuilt: false, documentsRead: 0, documentsReadBack: 0, documentsUpdated: 0 };
     this.counters.TotUpdates++;
     if (this.rebuildReason !== undefined) return this.rebuild();
     const keys = [...this.changed];
     this.changed.clear();
     let i = 0;
+    let readBack = 0;
     try {
       while (i < keys.length) {
         if (this.closed) break;
         const searcher = this.host.acquireSearcher();
         try {
-          for (const end = Math.min(keys.length, i + BATCH); i < end; i++) this.readSource(searcher, keys[i]!);
+          for (const end = Math.min(keys.length, i + BATCH); i < end; i++) {
+            const [key, source] = keys[i]!;
+            if (source === UNKNOWN_SOURCE) {
+              readBack++;
+              this.applySource(key, linkSourceOf(searcher.getDocument(key)?.record ?? null));
+            } else {
+              this.applySource(key, source);
+            }
+          }
         } finally {
           searcher.release();
         }
         await yieldToEventLoop();
       }
     } finally {
-      for (; i < keys.length; i++) this.changed.add(keys[i]!);
+      for (; i < keys.length; i++) this.changed.set(keys[i]![0], keys[i]![1]);
     }
-    return { rebuilt: false, documentsRead: keys.length, documentsUpdated: await this.reindexPending() };
+    return { rebuilt: false, documentsRead: keys.length, documentsReadBack: readBack, documentsUpdated: await this.reindexPending() };
   }
 
-  /** Reads the committed state of one changed key into the graph; the targets whose anchor text changed become pending. */
-  private readSource(searcher: Searcher, key: string): void {
-    const found = searcher.getDocument(key);
-    const redirect = found?.record[STORED.redirect];
+  /** Puts the committed state of one changed key into the graph; the targets whose anchor text changed become pending. */
+  private applySource(key: string, source: LinkSource): void {
     const affected = [
-      ...this.graph.setRedirect(key, typeof redirect === 'string' ? redirect : undefined),
-      ...this.graph.setLinks(key, found === null || typeof redirect === 'string' ? [] : linksOfStored(key, found.record[STORED.links])),
+      ...this.graph.setRedirect(key, source.redirect),
+      ...this.graph.setLinks(key, source.storedLinks === undefined ? [] : linksOfStored(key, source.storedLinks)),
     ];
     for (const target of affected) this.pending.add(target);
   }
@@ -366,7 +414,7 @@ export class CollectionEvidence {
     this.rebuildReason = undefined;
     this.counters.TotRebuilds++;
     // Keys committed before the searcher below are covered by the scan.
-    const covered = [...this.changed];
+    const covered = [...this.changed.keys()];
     this.changed.clear();
     const graph = new LinkGraph();
     const documents: string[] = [];
@@ -376,8 +424,8 @@ export class CollectionEvidence {
       for (const { key, record } of searcher.liveDocuments()) {
         if (this.closed) {
           this.rebuildReason = reason;
-          for (const key of covered) this.changed.add(key);
-          return { rebuilt: false, documentsRead: n, documentsUpdated: 0 };
+          for (const key of covered) this.changed.set(key, UNKNOWN_SOURCE);
+          return { rebuilt: false, documentsRead: n, documentsReadBack: n, documentsUpdated: 0 };
         }
         const redirect = record[STORED.redirect];
         if (typeof redirect === 'string') graph.setRedirect(key, redirect);
@@ -393,7 +441,7 @@ export class CollectionEvidence {
     this.graph = graph;
     for (const key of documents) this.pending.add(key);
     this.log.info({ collection: this.collection, reason, documents: documents.length }, 'anchor text rebuilt');
-    return { rebuilt: true, documentsRead: documents.length, documentsUpdated: await this.reindexPending() };
+    return { rebuilt: true, documentsRead: documents.length, documentsReadBack: documents.length, documentsUpdated: await this.reindexPending() };
   }
 
   /**
@@ -512,7 +560,7 @@ export class CollectionEvidence {
     if (links !== undefined && links !== null) {
       try {
         this.graph = LinkGraph.fromData(links);
-        for (const key of links.changed) this.changed.add(key);
+        for (const key of links.changed) this.changed.set(key, UNKNOWN_SOURCE);
         for (const key of links.pending) this.pending.add(key);
         if (links.manifest !== manifest) this.rebuildReason = `the index changed since the evidence was saved (manifest ${links.manifest}, now ${manifest})`;
       } catch (error) {
