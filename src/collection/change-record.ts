@@ -56,7 +56,8 @@ export function encodeChange(change: ChangeRecord): Uint8Array {
       out.writeString(change.target);
       break;
   }
-  return out.toBytes();
+  // The writer is this call's own: its bytes need no copy (the journal copies them into its batch).
+  return out.view0();
 }
 
 export function decodeChange(bytes: Uint8Array): ChangeRecord {
