@@ -79,6 +79,38 @@ describe('admin UI', () => {
     assert.equal(forged.statusCode, 303);
   });
 
+  it('refuses a login form sent by a page of another site (login CSRF), and accepts our own', async () => {
+    const send = (headers: Record<string, string>) =>
+      app.app.inject({
+        method: 'POST',
+        url: '/search/admin/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'search.example.org', ...headers },
+        payload: new URLSearchParams({ username: 'admin', password: ADMIN_PASSWORD, next: '/search/admin/' }).toString(),
+      });
+    for (const headers of <Record<string, string>[]>[
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: 'https://search.example.org' },
+      { origin: 'https://evil.example' },
+      { origin: 'https://search.example.org.evil.example' },
+      { origin: 'null' },
+    ]) {
+      const refused = await send(headers);
+      assert.equal(refused.statusCode, 403, JSON.stringify(headers));
+      assert.equal(refused.headers['set-cookie'], undefined, 'no session for a forged login');
+      assert.match(refused.body, /the login was sent from another site/);
+    }
+    for (const headers of <Record<string, string>[]>[
+      { 'sec-fetch-site': 'same-origin', origin: 'https://search.example.org' },
+      { 'sec-fetch-site': 'none' },
+      { origin: 'https://search.example.org' },
+      {}, // no browser: curl, scripts
+    ]) {
+      const accepted = await send(headers);
+      assert.equal(accepted.statusCode, 303, JSON.stringify(headers));
+      assert.match(String(accepted.headers['set-cookie']), /^pushsearch_session=/);
+    }
+  });
+
   it('the session is a login token: it works as X-Security-Token, and logout revokes it', async () => {
     const browser = await logIn(app);
     const token = browser.cookie.split('=')[1]!;

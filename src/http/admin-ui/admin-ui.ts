@@ -31,7 +31,10 @@ const sessionsOfRequests = new WeakMap<FastifyRequest, UiSession>();
  *   token in an HttpOnly, SameSite=Strict cookie (see {@link UiSessions}); pages need a
  *   session of a user with `sec.administer`; without one, GET goes to the login page.
  * - Every state-changing request is a POST with the session's CSRF token in `_csrf`;
- *   missing or wrong answers 403 before anything runs.
+ *   missing or wrong answers 403 before anything runs. The login form has no session yet:
+ *   a login sent by a page of another site (login CSRF: the victim's browser would be logged
+ *   in as the attacker) is refused by the headers browsers add (`Sec-Fetch-Site`, `Origin`;
+ *   see {@link crossSiteLogin}).
  * - Actions run through the push and admin APIs themselves (`inject` with the session's
  *   token): the same validation, permissions and errors as for API clients.
  * - Every value shown is HTML-escaped; the policy (`Content-Security-Policy`) allows no
@@ -126,6 +129,10 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   app.post<{ Body: Form }>(`${SESSION_PATH}/login`, async (request, reply) => {
     const form = request.body ?? {};
     const next = safeNext(field(form, 'next'));
+    const crossSite = crossSiteLogin(request);
+    if (crossSite !== undefined) {
+      return htmlReply(reply, 403, loginPage(next, `${crossSite}: log in from this server's own login page`));
+    }
     try {
       await sessions.login(request, reply, field(form, 'username'), field(form, 'password'));
     } catch (error) {
@@ -413,6 +420,29 @@ function loginPage(next: string, error?: string): string {
 <p><label>Password <input type="password" name="password" autocomplete="current-password" required></label></p>
 <p><button type="submit">Log in</button></p></form>`;
   return page('Log in', {}, content, error === undefined ? undefined : { kind: 'error', text: error });
+}
+
+/**
+ * Why a login form was sent by a page of another site, from the headers browsers add to a
+ * form submission; undefined when it was not (or the client is no browser: neither header).
+ * `Sec-Fetch-Site` says it directly; older browsers send only `Origin`, compared with the
+ * `Host` the request was sent to (a proxy must pass `Host` through, as it must for cookies).
+ */
+export function crossSiteLogin(request: FastifyRequest): string | undefined {
+  const fetchSite = request.headers['sec-fetch-site'];
+  if (typeof fetchSite === 'string') {
+    // 'none': typed or bookmarked; 'same-origin': our own login page.
+    return fetchSite === 'same-origin' || fetchSite === 'none' ? undefined : `the login was sent from another site (Sec-Fetch-Site: ${fetchSite})`;
+  }
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string') return undefined;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  return host !== undefined && host !== '' && host === request.headers.host ? undefined : `the login was sent from another site (Origin: ${origin})`;
 }
 
 /** Where to go after login: only our own pages (no open redirect). */
