@@ -35,9 +35,10 @@ export const FORMAT_VERSION = 1;
  */
 export const POSTINGS_FORMAT_VERSION = 2;
 /**
- * Format version of `.fdt` (stored records). 2: blocks of about 32 KiB compressed with brotli
- * at quality 1 (half the CPU of deflate level 1 on RFC text, and 4% smaller); 1: blocks of
- * about 16 KiB of raw deflate, still read.
+ * Format version of `.fdt` (stored records). 2: blocks compressed with brotli at quality 1
+ * (less CPU than deflate level 1 on RFC text), of about `STORED_BLOCK_BYTES` (8 KiB; blocks
+ * of other sizes, such as the 32 KiB ones written before, read the same); 1: blocks of about
+ * 16 KiB of raw deflate, still read.
  */
 export const STORED_FORMAT_VERSION = 2;
 
