@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { CorruptIndexError, SearchError } from '../../src/errors.js';
+import { KEY_FIELD } from '../../src/index/document.js';
+import type { LiveGeneration } from '../../src/index/generation/live-generation.js';
 import { SearchIndex, type IndexEvent } from '../../src/index/search-index.js';
 import { FsDirectory } from '../../src/index/store/fs-directory.js';
 import { MemoryDirectory } from '../../src/index/store/memory-directory.js';
@@ -115,6 +119,62 @@ describe('SearchIndex', () => {
     assert.equal(stats.CurDocuments, 45 - 8);
     assert.equal(keysOf(index).length, 37);
     assert.equal(index.acquireSearcher().getDocument('k:8-4')?.record.body, 'round 8 item 4');
+    await index.close();
+  });
+
+  it('copies the compressed stored blocks of a generation without killed documents into a merge', async () => {
+    const directory = new MemoryDirectory();
+    const index = await SearchIndex.open({ directory, mergeThreads: 0, mergePolicy: { mergeFactor: 100 } });
+    // About 1 KB a record: each generation spans several stored blocks.
+    const body = (n: number) => `document ${n} ` + 'lorem ipsum dolor sit amet '.repeat(40) + n;
+    for (let n = 0; n < 40; n++) index.put(doc(`k:${n}`, body(n), `title ${n}`));
+    await index.commit();
+    for (let n = 40; n < 80; n++) index.put(doc(`k:${n}`, body(n), `title ${n}`));
+    await index.commit();
+    index.delete('k:45');
+    await index.commit();
+    const before = index.acquireSearcher();
+    const [clean, withKilled] = before.generations.map((g) => g as LiveGeneration);
+    assert.equal(clean!.killedCount, 0);
+    assert.equal(withKilled!.killedCount, 1);
+    const cleanBlocks = [...clean!.reader.compressedStoredBlocks()!].map((b) => Buffer.from(b.bytes));
+    assert.ok(cleanBlocks.length > 1, `${cleanBlocks.length} blocks`);
+    before.release();
+
+    // Count what the merge compresses (the codec imports brotliCompressSync from node:zlib).
+    const compress = zlib.brotliCompressSync;
+    let compressedBytes = 0;
+    zlib.brotliCompressSync = ((input: Uint8Array, options?: zlib.BrotliOptions) => {
+      compressedBytes += input.byteLength;
+      return compress(input, options);
+    }) as typeof compress;
+    syncBuiltinESMExports();
+    try {
+      await index.forceMerge();
+    } finally {
+      zlib.brotliCompressSync = compress;
+      syncBuiltinESMExports();
+    }
+    // Only the 39 live records (about 1.1 KB each) of the generation with a killed document.
+    assert.ok(compressedBytes > 39 * 1000 && compressedBytes < 60_000, `${compressedBytes} bytes compressed`);
+    const after = index.acquireSearcher();
+    try {
+      assert.equal(after.generations.length, 1);
+      const merged = [...(after.generations[0] as LiveGeneration).reader.compressedStoredBlocks()!];
+      // The clean generation's blocks come first, byte for byte, at its docIds.
+      assert.deepEqual(
+        merged.slice(0, cleanBlocks.length).map((b) => Buffer.from(b.bytes)),
+        cleanBlocks,
+      );
+      assert.equal(merged[cleanBlocks.length]!.firstDoc, 40, 'the second input starts after the 40 copied documents');
+      for (let n = 0; n < 80; n++) {
+        const found = after.getDocument(`k:${n}`);
+        if (n === 45) assert.equal(found, null);
+        else assert.deepEqual(found?.record, { [KEY_FIELD]: `k:${n}`, title: `title ${n}`, body: body(n) }, `k:${n}`);
+      }
+    } finally {
+      after.release();
+    }
     await index.close();
   });
 

@@ -218,6 +218,20 @@ export class GenerationReader {
     return readStoredRecord(new ByteReader(this.storedRecordBytes(docId)));
   }
 
+  /**
+   * The `.fdt` blocks as they are on disk (still compressed), in docId order, when they are in
+   * the current format (`STORED_FORMAT_VERSION`); null for an older format. A merge copies the
+   * blocks of an input without killed documents instead of decompressing and compressing
+   * every record again.
+   */
+  compressedStoredBlocks(): Iterable<{ firstDoc: number; bytes: Uint8Array }> | null {
+    if (this.storedVersion !== STORED_FORMAT_VERSION) return null;
+    const { storedBlocks, storedInput } = this;
+    return (function* () {
+      for (const block of storedBlocks) yield { firstDoc: block.firstDoc, bytes: storedInput.read(block.offset, block.length) };
+    })();
+  }
+
   /** The encoded stored record (merges copy it without decoding). */
   storedRecordBytes(docId: number): Uint8Array {
     if (docId < 0 || docId >= this.maxDoc) throw new RangeError(`docId ${docId} out of range 0..${this.maxDoc - 1}`);

@@ -4,6 +4,7 @@ import type { FieldMeta, GenerationMeta } from './generation-files.js';
 import { GenerationReader } from './generation-reader.js';
 import { writeGeneration, type GenerationSource, type PostingsData, type SourceField } from './generation-writer.js';
 import { KilledBits } from './killed-bits.js';
+import { StoredBlockWriter, type StoredBlock } from './stored-record-codec.js';
 
 /** One input of a merge: a generation and the killed bits it is merged with. */
 export interface MergeInput {
@@ -99,7 +100,41 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): Genera
       for (let doc = 0; doc < map.length; doc++) if (map[doc]! >= 0) yield readers[i]!.storedRecordBytes(doc);
     }
   }
-  return { docCount, fields, numbers, storedRecords };
+  return { docCount, fields, numbers, storedRecords, storedBlocks: () => mergedStoredBlocks(readers, docMaps) };
+}
+
+/**
+ * The merged generation's `.fdt` blocks: an input without killed documents (the usual case:
+ * most merged generations have none) has its compressed blocks copied as they are, shifted
+ * to its place in the merged docIds, as Lucene's merges copy clean stored-field chunks; only
+ * an input with killed documents (or in an older format) has its live records decompressed
+ * and compressed again. Copying spares a merge most of its CPU: compressing stored text is
+ * its largest cost after the postings.
+ */
+function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[]): Generator<StoredBlock> {
+  let base = 0;
+  for (let i = 0; i < readers.length; i++) {
+    const reader = readers[i]!;
+    const map = docMaps[i]!;
+    let live = 0;
+    for (const target of map) if (target >= 0) live++;
+    const clean = live === map.length ? reader.compressedStoredBlocks() : null;
+    if (clean !== null) {
+      for (const block of clean) yield { firstDoc: base + block.firstDoc, bytes: block.bytes };
+    } else {
+      // The writer numbers its blocks' first documents from 0: they are shifted like the copied ones.
+      const done: StoredBlock[] = [];
+      const blocks = new StoredBlockWriter((block) => done.push({ firstDoc: base + block.firstDoc, bytes: block.bytes.slice() }));
+      for (let doc = 0; doc < map.length; doc++) {
+        if (map[doc]! < 0) continue;
+        blocks.add(reader.storedRecordBytes(doc));
+        while (done.length > 0) yield done.shift()!;
+      }
+      blocks.finishBlock();
+      yield* done;
+    }
+    base += live;
+  }
 }
 
 /** K-way merge of the inputs' sorted term lists, remapping docIds and dropping killed docs. */
