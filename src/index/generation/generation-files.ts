@@ -36,7 +36,7 @@ export const FORMAT_VERSION = 1;
 export const POSTINGS_FORMAT_VERSION = 2;
 /**
  * Format version of `.fdt` (stored records). 2: blocks compressed with brotli at quality 1
- * (less CPU than deflate level 1 on RFC text), of about `STORED_BLOCK_BYTES` (8 KiB; blocks
+ * (less CPU than deflate level 1 on RFC text), of about `STORED_BLOCK_BYTES` (16 KiB; blocks
  * of other sizes, such as the 32 KiB ones written before, read the same); 1: blocks of about
  * 16 KiB of raw deflate, still read.
  */

@@ -6,12 +6,13 @@ import { STORED_FORMAT_VERSION } from './generation-files.js';
 
 /**
  * Stored records are compressed together until a block holds this many bytes. Every result
- * shown decompresses its record's whole block, so the block size is the cost of a hit on a
- * results page: brotli-1 decompresses an 8 KiB block of RFC records in about 40 µs and a
- * 32 KiB one in about 135 µs (10 results: 0.4 against 1.35 ms, more than most queries take),
- * for 14% more bytes (ratio 0.367 against 0.322; measured on 6,000 RFC pages).
+ * shown decompresses its record's whole block, and every block costs a compression call
+ * with a fixed setup. Measured on the RFC corpus (a record read at random from the index; a
+ * push of 20,000 pages through the server, alternated with the 32 KiB build): 32 KiB blocks
+ * 130 µs a record; 16 KiB 93 µs, the same CPU per pushed page, 5% more bytes; 8 KiB 45 µs,
+ * but 5-10% more CPU per pushed page (four times the calls) and 7% more bytes.
  */
-export const STORED_BLOCK_BYTES = 8 * 1024;
+export const STORED_BLOCK_BYTES = 16 * 1024;
 
 /** A compressed block of stored records: `firstDoc` and the records after it, brotli of (length · record)*. */
 export interface StoredBlock {
@@ -57,7 +58,7 @@ export class StoredBlockWriter {
 /**
  * Brotli at quality 1: compression runs on the indexing threads for every document, reading
  * back only for result pages, GETs and merges (one block per result). On RFC text it costs
- * less CPU than deflate level 1 (6.3 against 10.3 ms per MB of RFC records in 8 KiB blocks)
+ * less CPU than deflate level 1 (measured at 8 KiB blocks: 6.3 against 10.3 ms per MB of RFC records)
  * and decompresses about as fast (see {@link STORED_BLOCK_BYTES}).
  */
 function compressStoredBlock(bytes: Uint8Array): Uint8Array {
@@ -66,7 +67,7 @@ function compressStoredBlock(bytes: Uint8Array): Uint8Array {
       [constants.BROTLI_PARAM_QUALITY]: 1,
       // A 64 KiB window covers a whole block (and a record's content and its text, which
       // repeat each other); the default 4 MiB one only makes each call set up more: 12% less
-      // CPU to compress an 8 KiB block, 15% less to decompress it, the same size.
+      // CPU to compress an 8 KiB block, 15% less to decompress it (measured), the same size.
       [constants.BROTLI_PARAM_LGWIN]: 16,
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },
