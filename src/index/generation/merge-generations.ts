@@ -104,12 +104,12 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): Genera
 }
 
 /**
- * The merged generation's `.fdt` blocks: an input without killed documents (the usual case:
- * most merged generations have none) has its compressed blocks copied as they are, shifted
- * to its place in the merged docIds, as Lucene's merges copy clean stored-field chunks; only
- * an input with killed documents (or in an older format) has its live records decompressed
- * and compressed again. Copying spares a merge most of its CPU: compressing stored text is
- * its largest cost after the postings.
+ * The merged generation's `.fdt` blocks: an input without killed documents (every generation
+ * of a bulk load, most of an append-mostly collection) has its compressed blocks copied as
+ * they are, shifted to its place in the merged docIds, as Lucene's merges copy clean
+ * stored-field chunks; only an input with killed documents (or in an older format) has its
+ * live records decompressed and compressed again. Copying spares the merge decompressing and
+ * compressing every record of those inputs again.
  */
 function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[]): Generator<StoredBlock> {
   let base = 0;
