@@ -394,7 +394,8 @@ export class CollectionEvidence {
         await yieldToEventLoop();
       }
     } finally {
-      for (; i < keys.length; i++) this.changed.set(keys[i]![0], keys[i]![1]);
+      // Keys not reached go back, unless a later commit has brought a newer version of one.
+      for (; i < keys.length; i++) if (!this.changed.has(keys[i]![0])) this.changed.set(keys[i]![0], keys[i]![1]);
     }
     return { rebuilt: false, documentsRead: keys.length, documentsReadBack: readBack, documentsUpdated: await this.reindexPending() };
   }
