@@ -9,6 +9,7 @@ import { GenerationBuffer, VALUE_POSITION_GAP, type GenerationBufferOptions } fr
 import {
   decompressStoredBlock,
   readStoredRecord,
+  recordsOfBlocks,
   StoredBlockWriter,
   writeStoredRecord,
   type StoredBlock,
@@ -196,7 +197,7 @@ describe('GenerationBuffer', () => {
     const actual = invertedSource(parts);
     assert.equal(actual.docCount, expected.docCount);
     assert.deepEqual(actual.numbers, expected.numbers);
-    assert.deepEqual([...actual.storedRecords()].map((r) => Buffer.from(r)), [...expected.storedRecords()].map((r) => Buffer.from(r)));
+    assert.deepEqual([...recordsOfBlocks(actual.storedBlocks())].map((r) => Buffer.from(r)), [...recordsOfBlocks(expected.storedBlocks())].map((r) => Buffer.from(r)));
     assert.deepEqual(
       actual.fields.map((f) => [f.name, f.positions, f.lengths === null ? null : [...f.lengths], f.sumLength, f.docCount]),
       expected.fields.map((f) => [f.name, f.positions, f.lengths === null ? null : [...f.lengths], f.sumLength, f.docCount]),
@@ -222,7 +223,7 @@ describe('GenerationBuffer', () => {
     ];
     records.forEach((stored, i) => buffer.put({ key: `k${i}`, fields: {}, stored }));
     const source = bufferSource(buffer);
-    const out = [...source.storedRecords()];
+    const out = [...recordsOfBlocks(source.storedBlocks())];
     assert.equal(out.length, records.length);
     // The blocks compressed as documents arrived are those the writer makes from the records.
     const expectedBlocks: StoredBlock[] = [];
@@ -230,7 +231,7 @@ describe('GenerationBuffer', () => {
     for (const record of out) writer.add(record);
     writer.finishBlock();
     assert.deepEqual(
-      [...source.storedBlocks!()].map((b) => ({ firstDoc: b.firstDoc, bytes: Buffer.from(b.bytes) })),
+      [...source.storedBlocks()].map((b) => ({ firstDoc: b.firstDoc, bytes: Buffer.from(b.bytes) })),
       expectedBlocks.map((b) => ({ firstDoc: b.firstDoc, bytes: Buffer.from(b.bytes) })),
     );
     out.forEach((bytes, i) => {

@@ -52,7 +52,7 @@ function writeList(list: ListSpec, docCount: number, lengths: Uint32Array | null
       },
     ],
     numbers: [],
-    storedRecords: () => [],
+    storedBlocks: () => [],
   };
   writeGeneration(dir, 1, source);
   return dir;

@@ -1,5 +1,5 @@
 import { largeArrayBuffer, type FieldBuffer, type GenerationBuffer } from './generation-buffer.js';
-import { recordsOfBlocks, type StoredBlock } from './stored-record-codec.js';
+import type { StoredBlock } from './stored-record-codec.js';
 import type { GenerationSource, PostingsData, SourceField } from './generation-writer.js';
 
 /**
@@ -121,7 +121,7 @@ export function invertedSource(parts: InvertedBuffer[]): GenerationSource {
   const storedBlocks: StoredBlock[] = parts.flatMap((part, i) =>
     part.storedBlocks.map((block) => (bases[i] === 0 ? block : { firstDoc: block.firstDoc + bases[i]!, bytes: block.bytes })),
   );
-  return { docCount, fields, numbers, storedBlocks: () => storedBlocks, storedRecords: () => recordsOfBlocks(storedBlocks) };
+  return { docCount, fields, numbers, storedBlocks: () => storedBlocks };
 }
 
 /**

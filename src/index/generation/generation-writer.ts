@@ -38,7 +38,7 @@ import { ByteWriter } from '../store/byte-writer.js';
 import { bitWidth, packInto } from './bit-packing.js';
 import { createCodecOutput, writeCodecFile, type CodecOutput } from '../store/codec-file.js';
 import type { Directory } from '../store/directory.js';
-import { StoredBlockWriter, type StoredBlock } from './stored-record-codec.js';
+import type { StoredBlock } from './stored-record-codec.js';
 import {
   CODEC_GENERATION,
   CODEC_NORMS,
@@ -82,10 +82,11 @@ export interface GenerationSource {
   /** Sorted by name. */
   fields: SourceField[];
   numbers: [string, Float64Array][];
-  /** Encoded stored records, docId order. */
-  storedRecords(): Iterable<Uint8Array>;
-  /** The same records already compressed into blocks (a buffer compresses as documents arrive); preferred when present. */
-  storedBlocks?(): Iterable<StoredBlock>;
+  /**
+   * Stored records, compressed into blocks, docId order: a buffer compresses them as documents
+   * arrive, a merge copies or recompresses its inputs' blocks (see `StoredBlockWriter`).
+   */
+  storedBlocks(): Iterable<StoredBlock>;
 }
 
 /**
@@ -429,13 +430,7 @@ function writeStored(out: CodecOutput, source: GenerationSource): void {
     out.write(block.bytes);
     count++;
   };
-  if (source.storedBlocks !== undefined) {
-    for (const block of source.storedBlocks()) writeBlock(block);
-  } else {
-    const blocks = new StoredBlockWriter(writeBlock);
-    for (const record of source.storedRecords()) blocks.add(record);
-    blocks.finishBlock();
-  }
+  for (const block of source.storedBlocks()) writeBlock(block);
   const trailer = new ByteWriter(index.length + 16);
   const indexOffset = out.position;
   trailer.writeVInt(count);

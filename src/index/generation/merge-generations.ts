@@ -94,13 +94,7 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): Genera
     return [name, values];
   });
 
-  function* storedRecords(): Generator<Uint8Array> {
-    for (let i = 0; i < readers.length; i++) {
-      const map = docMaps[i]!;
-      for (let doc = 0; doc < map.length; doc++) if (map[doc]! >= 0) yield readers[i]!.storedRecordBytes(doc);
-    }
-  }
-  return { docCount, fields, numbers, storedRecords, storedBlocks: () => mergedStoredBlocks(readers, docMaps) };
+  return { docCount, fields, numbers, storedBlocks: () => mergedStoredBlocks(readers, docMaps) };
 }
 
 /**
