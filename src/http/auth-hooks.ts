@@ -9,8 +9,8 @@ const principals = new WeakMap<FastifyRequest, Principal>();
 
 /** Authenticates a request once (later calls reuse the answer) and remembers who it is. */
 export async function authenticateRequest(auth: Authenticator, request: FastifyRequest): Promise<Principal> {
-  const known = principals.get(request);
-  if (known !== undefined) return known;
+  const now = authenticateRequestNow(auth, request);
+  if (now !== undefined) return now;
   const who = await auth.authenticate(request);
   principals.set(request, who);
   return who;

@@ -143,10 +143,11 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   /** Waits in line for room for `bytes`; a client that leaves meanwhile gives up its place. */
   const waitForRoom = async (reply: FastifyReply, bytes: number): Promise<() => void> => {
     const aborted = new AbortController();
+    const left = () => new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
     let closed = false;
     const onClose = () => {
       closed = true;
-      aborted.abort(new SearchError('BODY_INVALID', 'the client closed the connection while the request waited'));
+      aborted.abort(left());
     };
     reply.raw.once('close', onClose);
     let release: () => void;
@@ -157,7 +158,7 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
     }
     if (closed) {
       release();
-      throw new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
+      throw left();
     }
     return release;
   };

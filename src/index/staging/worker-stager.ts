@@ -186,8 +186,8 @@ export class WorkerStager implements Stager {
 
   async close(): Promise<void> {
     this.failure ??= new SearchError('INDEX_CLOSED', 'the index is closed');
-    // Operations still queued (a send scheduled for the end of this turn) are dropped with the
-    // staged changes: no worker may start after close.
+    // Operations still queued (waiting for the send timer) are dropped with the staged
+    // changes: no worker may start after close.
     this.closed = true;
     if (this.sendTimer !== undefined) clearTimeout(this.sendTimer);
     await Promise.all(
