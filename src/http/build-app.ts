@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { CollectionManager } from '../collection/collection-manager.js';
 import { parseCfg } from '../collection/config/cfg-file.js';
 import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
@@ -101,6 +101,25 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     Math.max(options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES, globalConfig.maxRequestBytes),
   );
 
+  /** Answers any error in the contract's form (the error handler, and the router's own errors). */
+  const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const answer = errorReply(error, request.id, globalConfig.maxRequestBytes);
+    if (answer.internal) {
+      const collection = (request.params as { collection?: unknown } | undefined)?.collection;
+      logInternal(
+        pushLog,
+        { requestId: request.id, method: request.method, url: request.url, collection },
+        error,
+      );
+      request.log.error({ err: error }, 'request failed');
+    } else {
+      request.log.info({ code: answer.body.error }, answer.body.message);
+    }
+    // A request refused before its body was read: the rest of it may still be coming.
+    if (answer.status === 413) reply.header('connection', 'close');
+    void reply.code(answer.status).headers(answer.headers).send(answer.body);
+  };
+
   const app = Fastify({
     logger: (options.logger ?? false) as FastifyServerOptions['logger'],
     genReqId: requestIdGenerator(),
@@ -111,6 +130,13 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     // Requests that are not valid HTTP get the same error body as every other error.
     clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 256 },
+    // A path Fastify's router rejects (bad percent-encoding, an over-long name) is answered
+    // here, not with Fastify's own body; these run before any hook, so the request id header
+    // is set here too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      answerError(error, request, reply);
+    },
   });
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -129,23 +155,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     },
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const answer = errorReply(error, request.id, globalConfig.maxRequestBytes);
-    if (answer.internal) {
-      const collection = (request.params as { collection?: unknown } | undefined)?.collection;
-      logInternal(
-        pushLog,
-        { requestId: request.id, method: request.method, url: request.url, collection },
-        error,
-      );
-      request.log.error({ err: error }, 'request failed');
-    } else {
-      request.log.info({ code: answer.body.error }, answer.body.message);
-    }
-    // A request refused before its body was read: the rest of it may still be coming.
-    if (answer.status === 413) reply.header('connection', 'close');
-    void reply.code(answer.status).headers(answer.headers).send(answer.body);
-  });
+  app.setErrorHandler((error, request, reply) => answerError(error, request, reply));
 
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({

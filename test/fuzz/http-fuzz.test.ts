@@ -121,6 +121,14 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
     const { status, body, headers } = outcome;
     const text = body.toString('utf8');
     assert.doesNotMatch(text, STACK_FRAME, `stack trace in the answer: ${what()}`);
+    if (status >= 400 && request.method !== 'HEAD' && /json/.test(headers['content-type'] ?? '')) {
+      // Every JSON error, whoever raised it (a route, Fastify's router, Node's parser), in the
+      // contract's form, so that a client handles all of them with one piece of code.
+      const error = JSON.parse(text) as { status?: unknown; error?: unknown; message?: unknown };
+      assert.equal(error.status, status, `error body without its status: ${what()}`);
+      assert.match(String(error.error), /^[A-Z][A-Z_]+$/, `error body without a stable code: ${what()}`);
+      assert.ok(typeof error.message === 'string' && error.message !== '', `error body without a message: ${what()}`);
+    }
     if (status < 500) return;
     assert.equal(status, 503, `server error: ${what()}`);
     if (request.method === 'HEAD') return; // no body to carry the reason

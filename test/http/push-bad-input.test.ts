@@ -244,6 +244,18 @@ for (const v of VERSIONS) {
       assert.equal(existsSync(join(t.home, 'data', 'nope')), false);
     });
 
+    it('paths the router cannot read (bad percent-encoding, over-long names): 400 in the usual form, with a request id', async () => {
+      for (const path of ['%zz', '%C3', '%FF%FE', 'a'.repeat(300)]) {
+        await refusedThenOk(() => putDocument(t.app, v, path, 'local:x', 'x'), 400, 'PARAMETER_INVALID');
+        const response = await t.app.inject({ method: 'GET', url: route(v, path, '/state') });
+        assertError(response, 400, 'PARAMETER_INVALID');
+        assert.match(String(response.headers['x-request-id']), /\S/);
+      }
+      const snapshot = await t.app.inject({ method: 'PUT', url: route(v, 'c', `/snapshot/${'s'.repeat(300)}`) });
+      assertError(snapshot, 400, 'PARAMETER_INVALID');
+      assert.match(snapshot.json<{ message: string }>().message, /longer than 256 characters/);
+    });
+
     it('"../" in collection or snapshot names: 400, nothing created outside', async () => {
       const before = readdirSync(t.home).sort();
       // inject() resolves "/../" and "/%2E%2E/" path segments as WHATWG URLs do; server.test.ts sends them raw.
