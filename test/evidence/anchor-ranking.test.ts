@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import pino from 'pino';
 import { evidenceHome, type EvidenceHome } from './helpers.js';
 
 // Anchor text end to end: pages pushed as HTML, their links turned into class `k` evidence
@@ -171,6 +172,39 @@ describe('anchor text', () => {
     await env.collection().commit();
     await env.collection().updateEvidence();
     assert.deepEqual(await env.keys('k:kerberos'), []);
+  });
+
+  it('says why it rebuilds: a crash, or a rebuild that a stop left to do', async () => {
+    await env.close();
+    const lines: string[] = [];
+    env = evidenceHome(['docs'], [], pino({ base: null }, { write: (line: string) => void lines.push(line) }));
+    const rebuildReasons = () =>
+      lines.map((line) => JSON.parse(line) as { msg: string; reason?: string }).filter((l) => l.msg === 'anchor text rebuilt').map((l) => l.reason);
+    await pushCorpus();
+    await env.collection().updateEvidence();
+    await env.collection().stop();
+    const folder = join(env.home.collectionDataFolder('docs'), 'evidence');
+    const links = join(folder, 'links.json');
+    writeFileSync(links, readFileSync(links, 'utf8').replace('kerberos tutorial', 'kerberos tutorials'));
+
+    // Started (a search opens the collection) and stopped twice before the rebuild ran: the
+    // marker keeps the first reason, once.
+    for (let i = 0; i < 2; i++) {
+      await env.keys('kerberos');
+      await env.collection().stop();
+      assert.match(readFileSync(join(folder, 'OPEN'), 'utf8'), /^rebuild left to do: /);
+    }
+    lines.length = 0;
+    assert.equal((await env.collection().updateEvidence()).rebuilt, true);
+    assert.deepEqual(rebuildReasons(), ['a rebuild was left to do when the collection stopped (the saved link evidence was unusable)']);
+
+    // A clean stop after the rebuild leaves no marker; one left by a crash says so.
+    await env.collection().stop();
+    assert.deepEqual(readdirSync(folder).filter((name) => name === 'OPEN'), []);
+    writeFileSync(join(folder, 'OPEN'), '2026-11-22T10:00:00.000Z\n');
+    lines.length = 0;
+    assert.equal((await env.collection().updateEvidence()).rebuilt, true);
+    assert.deepEqual(rebuildReasons(), ['the collection did not stop cleanly']);
   });
 
   it('rebuilds the link graph when its file is unusable, or was not saved by a clean stop', async () => {

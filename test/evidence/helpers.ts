@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import type { PushCollection } from '../../src/collection/push-collection.js';
-import { silentPushLog } from '../../src/collection/push-log.js';
+import { silentPushLog, type PushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
 import { clickLogFile, type ClickRecord } from '../../src/search/click-log.js';
 import { SearchService, type SearchResult } from '../../src/search/search-service.js';
@@ -27,10 +27,10 @@ export interface EvidenceHome {
 }
 
 /** A fresh installation with the push collections `names` (the first is the default). */
-export function evidenceHome(names: string[] = ['docs'], cfg: string[] = []): EvidenceHome {
+export function evidenceHome(names: string[] = ['docs'], cfg: string[] = [], log: PushLog = silentPushLog()): EvidenceHome {
   const root = mkdtempSync(join(tmpdir(), 'pushsearch-evidence-'));
   const home = new SearchHome(root);
-  const manager = new CollectionManager(home, silentPushLog());
+  const manager = new CollectionManager(home, log);
   for (const name of names) {
     manager.create(name, 'push');
     // The timers stay out of the way: tests run each job on demand unless they say otherwise.

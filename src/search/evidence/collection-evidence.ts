@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocumentEvidence } from '../../collection/document-mapper.js';
 import { canonicalizeKey } from '../../collection/key.js';
@@ -102,7 +102,24 @@ function linkSourceOf(record: StoredRecord | null): LinkSource {
   return { redirect: undefined, storedLinks: record[STORED.links] };
 }
 const CLICKS_FILE = 'clicks.json';
+/**
+ * Present while the store is open (a crash leaves it: the saved graph may miss committed
+ * changes), and kept at a stop that leaves a rebuild to do, then holding
+ * {@link LEFT_TO_DO} and the rebuild's reason.
+ */
 const OPEN_MARKER = 'OPEN';
+const LEFT_TO_DO = 'rebuild left to do: ';
+const CLICKS_REFOLD_REASON = 'the click evidence is rebuilt';
+
+const LEFT_AT_STOP = 'a rebuild was left to do when the collection stopped';
+
+/** Why a start finds the open marker: a stop that left a rebuild to do, else a crash. */
+function markerReason(text: string): string {
+  if (!text.startsWith(LEFT_TO_DO)) return 'the collection did not stop cleanly';
+  const reason = text.slice(LEFT_TO_DO.length).trim();
+  // Stopped again before the rebuild ran: the reason is already in this form.
+  return reason.startsWith(LEFT_AT_STOP) ? reason : `${LEFT_AT_STOP} (${reason})`;
+}
 const FILE_VERSION = 1;
 /** Documents handled between two yields to the event loop (client requests run in between). */
 const BATCH = 256;
@@ -329,8 +346,11 @@ export class CollectionEvidence {
       await writeEvidenceFile(join(this.folder, LINKS_FILE), 'links', FILE_VERSION, body);
       // Weights still to be rebuilt are not saved: an empty file would hide that they were lost.
       if (!this.refoldClicks) await this.saveClicks();
-      // A rebuild still to do is remembered by leaving the marker: the next start rebuilds.
-      if (this.rebuildReason === undefined && !this.refoldClicks) rmSync(join(this.folder, OPEN_MARKER), { force: true });
+      // A rebuild still to do is remembered by leaving the marker, with its reason: the next start rebuilds.
+      const leftToDo = this.rebuildReason ?? (this.refoldClicks ? CLICKS_REFOLD_REASON : undefined);
+      const marker = join(this.folder, OPEN_MARKER);
+      if (leftToDo === undefined) rmSync(marker, { force: true });
+      else writeFileSync(marker, `${LEFT_TO_DO}${leftToDo}\n`);
     } catch (error) {
       this.logError('cannot save the evidence store; it is rebuilt at the next start', error as Error);
     }
@@ -573,7 +593,7 @@ export class CollectionEvidence {
     if (this.rebuildReason === undefined && this.graph.sourceCount === 0 && links === undefined && manifest > 0) {
       this.rebuildReason = 'no saved link evidence';
     }
-    if (existsSync(marker)) this.rebuildReason ??= 'the collection did not stop cleanly';
+    if (existsSync(marker)) this.rebuildReason ??= markerReason(readFileSync(marker, 'utf8'));
 
     const clicks = this.readFile<ClicksFileBody>(CLICKS_FILE, 'clicks');
     // Processed logs exist only once weights were saved: without readable weights, they are lost.
@@ -591,7 +611,7 @@ export class CollectionEvidence {
       }
     }
     // Lost click weights: documents may carry click evidence nobody knows about any more.
-    if (this.refoldClicks) this.rebuildReason ??= 'the click evidence is rebuilt';
+    if (this.refoldClicks) this.rebuildReason ??= CLICKS_REFOLD_REASON;
     writeFileSync(marker, `${new Date().toISOString()}\n`);
   }
 
