@@ -14,7 +14,7 @@ export interface ErrorReply {
   status: number;
   body: ErrorBody;
   headers: Record<string, string>;
-  /** True for failures that are not the client's (5xx): they go to push.log with the request id. */
+  /** True for failures that are not the client's (5xx, except the planned refusals of an upgrade preparation): they go to push.log with the request id. */
   internal: boolean;
 }
 
@@ -45,6 +45,13 @@ const FASTIFY_CODES: Readonly<Record<string, { code: string; message?: string }>
   FST_ERR_ASYNC_CONSTRAINT: { code: 'PARAMETER_INVALID' },
 };
 
+/**
+ * 5xx codes that are planned refusals, not failures: an installation prepared for an upgrade
+ * refuses writes, and its status call answers 503 until preparation starts. They are not
+ * written to push.log (a client retrying would fill it with stacks).
+ */
+const PLANNED_REFUSALS: ReadonlySet<string> = new Set(['UPGRADE_PREPARING', 'UPGRADE_NOT_STARTED']);
+
 /** Seconds a client is told to wait, per code, when the error itself does not say. */
 const DEFAULT_RETRY_AFTER: Readonly<Record<string, number>> = {
   UPGRADE_PREPARING: UPGRADE_RETRY_AFTER_SECONDS,
@@ -74,7 +81,7 @@ export function errorReply(error: unknown, requestId: string, maxRequestBytes?: 
       status,
       body: { status, error: error.code, message: error.message },
       headers,
-      internal: status >= 500,
+      internal: status >= 500 && !PLANNED_REFUSALS.has(error.code),
     };
   }
 

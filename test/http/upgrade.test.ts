@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   VERSIONS,
@@ -55,6 +57,9 @@ for (const v of VERSIONS) {
           assert.equal(response.headers['retry-after'], '60');
         }
         assert.equal((await getDocument(t.app, v, 'c', 'local:refused')).statusCode, 404);
+        // Planned refusals are not failures: push.log stays free of them.
+        const pushLog = join(t.home, 'web', 'log', 'push.log');
+        assert.doesNotMatch(existsSync(pushLog) ? readFileSync(pushLog, 'utf8') : '', /UPGRADE_/);
         assert.equal(contentOf(await getDocument(t.app, v, 'c', 'local:committed')), 'committed');
         assert.equal((await state(t.app, v, 'c')).statusCode, 200);
         // Prepare again is harmless.
