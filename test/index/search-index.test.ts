@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import { CorruptIndexError, SearchError } from '../../src/errors.js';
 import { KEY_FIELD } from '../../src/index/document.js';
 import type { LiveGeneration } from '../../src/index/generation/live-generation.js';
+import { mergeGenerations } from '../../src/index/generation/merge-generations.js';
 import { SearchIndex, type IndexEvent } from '../../src/index/search-index.js';
 import { FsDirectory } from '../../src/index/store/fs-directory.js';
 import { MemoryDirectory } from '../../src/index/store/memory-directory.js';
@@ -225,6 +227,69 @@ describe('SearchIndex', () => {
     for (const file of heldFiles) assert.ok(!existsSync(join(folder, file)), `${file} deleted after release`);
     assert.equal(keysOf(index).length, 250);
     await index.close();
+  });
+
+  it('a merge asked to stop ends at the next term or block, releases its files, and leaves the index as it was', async () => {
+    const folder = tempFolder();
+    const index = await SearchIndex.open({ directory: folder, indexThreads: 0, mergeThreads: 0, autoMerge: false });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 300; i++) index.put(doc(`http://x/${round}/${i}`, `alpha beta gamma ${round} ${i} word${i % 17}`, `title ${i}`));
+      await index.commit();
+    }
+    const keys = keysOf(index);
+    await index.close();
+    const generations = readdirSync(folder).filter((name) => name.endsWith('.gen')).map((name) => Number(name.slice(1, -4)));
+    assert.equal(generations.length, 3);
+    const openFiles = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0);
+    const before = openFiles();
+    // Stopped in the first field's terms, in a later field, and in the stored blocks.
+    const stops = [1, 40, 400];
+    const unfinished = (name: string) => stops.some((_, k) => name.startsWith(`g${90 + k}.`));
+    stops.forEach((stopAfter, k) => {
+      let asked = 0;
+      assert.throws(
+        () => mergeGenerations(new FsDirectory(folder), generations.map((generation) => ({ generation, killedFile: null })), 90 + k, () => ++asked > stopAfter),
+        (error: unknown) => error instanceof SearchError && error.code === 'MERGE_ABORTED',
+      );
+      assert.equal(openFiles(), before, `no file left open (stopped after ${stopAfter} checks)`);
+    });
+    assert.ok(readdirSync(folder).some(unfinished), 'the stopped merges wrote part of their files');
+    const reopened = await SearchIndex.open({ directory: folder, indexThreads: 0, mergeThreads: 0, autoMerge: false });
+    assert.deepEqual(keysOf(reopened), keys);
+    assert.ok(!readdirSync(folder).some(unfinished), 'the unfinished files are removed at open');
+    await reopened.close();
+  });
+
+  it('closing the index stops merge and indexing threads by asking them, never by terminating them', async () => {
+    // A thread terminated inside a compression call can abort the whole process.
+    const terminate = Object.getOwnPropertyDescriptor(Worker.prototype, 'terminate')!;
+    let terminated = 0;
+    Object.defineProperty(Worker.prototype, 'terminate', {
+      ...terminate,
+      value(this: Worker) {
+        terminated++;
+        return (terminate.value as (this: Worker) => Promise<number>).call(this);
+      },
+    });
+    try {
+      const folder = tempFolder();
+      const index = await SearchIndex.open({ directory: folder, indexThreads: 2, mergeThreads: 1, autoMerge: false });
+      for (let round = 0; round < 6; round++) {
+        for (let i = 0; i < 1500; i++) index.put(doc(`http://x/${round}/${i}`, `alpha beta gamma delta ${round} ${i} word${i % 97} ${'lorem ipsum '.repeat(20)}`, `title ${i}`));
+        await index.commit();
+      }
+      index.put(doc('http://x/staged', 'staged only'));
+      const merge = index.forceMerge().then(
+        () => 'finished',
+        (error: unknown) => (error instanceof SearchError ? error.code : String(error)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await index.close();
+      assert.ok(['finished', 'MERGE_ABORTED'].includes(await merge), await merge);
+      assert.equal(terminated, 0);
+    } finally {
+      Object.defineProperty(Worker.prototype, 'terminate', terminate);
+    }
   });
 
   it('indexes in worker threads with the same results, including early flushes', async () => {

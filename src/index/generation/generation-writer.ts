@@ -94,13 +94,32 @@ export interface GenerationSource {
  * written but not synced: the caller syncs them before publishing a manifest that names them.
  */
 export function writeGeneration(dir: Directory, generation: number, source: GenerationSource): GenerationMeta {
+  const opened: CodecOutput[] = [];
+  try {
+    return writeGenerationFiles(dir, generation, source, opened);
+  } catch (error) {
+    // A failed or stopped write (a full disk, a merge asked to stop) must not keep its files open.
+    for (const out of opened) {
+      try {
+        out.abandon();
+      } catch {
+        // The first error is the one to report.
+      }
+    }
+    throw error;
+  }
+}
+
+function writeGenerationFiles(dir: Directory, generation: number, source: GenerationSource, opened: CodecOutput[]): GenerationMeta {
   const files: string[] = [];
   const open = (extension: 'tim' | 'doc' | 'pos' | 'nrm' | 'fdt', codec: string): CodecOutput => {
     const name = generationFile(generation, extension);
     files.push(name);
     const version =
       extension === 'doc' || extension === 'pos' ? POSTINGS_FORMAT_VERSION : extension === 'fdt' ? STORED_FORMAT_VERSION : FORMAT_VERSION;
-    return createCodecOutput(dir, name, codec, version);
+    const out = createCodecOutput(dir, name, codec, version);
+    opened.push(out);
+    return out;
   };
   const fields: FieldMeta[] = [];
   const termsOut = open('tim', CODEC_TERMS);

@@ -1,3 +1,4 @@
+import { SearchError } from '../../errors.js';
 import { NO_MORE_DOCS } from '../generation-view.js';
 import type { Directory } from '../store/directory.js';
 import type { FieldMeta, GenerationMeta } from './generation-files.js';
@@ -30,21 +31,35 @@ export function computeDocMaps(inputs: { maxDoc: number; killed: KilledBits | nu
 /**
  * Merges generations into a new one, dropping killed documents. Opens its own readers (it
  * runs in a worker thread) and writes without syncing: the index syncs before publishing.
+ *
+ * `stopRequested` is asked before each term and each stored block: once it answers true the
+ * merge throws `MERGE_ABORTED`, its files left unfinished (no manifest names them; the index
+ * removes leftovers at open). A worker is stopped this way rather than terminated: a thread
+ * terminated inside a compression call can abort the whole process (Node asserts when it
+ * cleans up a zlib handle whose setup was cut short).
  */
-export function mergeGenerations(dir: Directory, inputs: MergeInput[], generation: number): GenerationMeta {
+export function mergeGenerations(
+  dir: Directory,
+  inputs: MergeInput[],
+  generation: number,
+  stopRequested: () => boolean = () => false,
+): GenerationMeta {
   const readers = inputs.map((input) => GenerationReader.open(dir, input.generation));
   try {
     const killed = inputs.map((input, i) =>
       input.killedFile === null ? null : KilledBits.read(dir, input.killedFile, readers[i]!.maxDoc),
     );
     const docMaps = computeDocMaps(readers.map((reader, i) => ({ maxDoc: reader.maxDoc, killed: killed[i]! })));
-    return writeGeneration(dir, generation, mergeSource(readers, docMaps));
+    const checkStop = () => {
+      if (stopRequested()) throw new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped on request`);
+    };
+    return writeGeneration(dir, generation, mergeSource(readers, docMaps, checkStop));
   } finally {
     for (const reader of readers) reader.close();
   }
 }
 
-function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): GenerationSource {
+function mergeSource(readers: GenerationReader[], docMaps: Int32Array[], checkStop: () => void): GenerationSource {
   let docCount = 0;
   for (const map of docMaps) for (const target of map) if (target >= 0) docCount++;
 
@@ -78,7 +93,7 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): Genera
       lengths,
       sumLength,
       docCount: withField,
-      terms: () => mergedTerms(readers, docMaps, name, positions),
+      terms: () => mergedTerms(readers, docMaps, name, positions, checkStop),
     };
   });
 
@@ -94,7 +109,7 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): Genera
     return [name, values];
   });
 
-  return { docCount, fields, numbers, storedBlocks: () => mergedStoredBlocks(readers, docMaps) };
+  return { docCount, fields, numbers, storedBlocks: () => mergedStoredBlocks(readers, docMaps, checkStop) };
 }
 
 /**
@@ -105,7 +120,7 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[]): Genera
  * live records decompressed and compressed again. Copying spares the merge decompressing and
  * compressing every record of those inputs again.
  */
-function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[]): Generator<StoredBlock> {
+function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[], checkStop: () => void): Generator<StoredBlock> {
   let base = 0;
   for (let i = 0; i < readers.length; i++) {
     const reader = readers[i]!;
@@ -114,13 +129,17 @@ function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[])
     for (const target of map) if (target >= 0) live++;
     const clean = live === map.length ? reader.compressedStoredBlocks() : null;
     if (clean !== null) {
-      for (const block of clean) yield { firstDoc: base + block.firstDoc, bytes: block.bytes };
+      for (const block of clean) {
+        checkStop();
+        yield { firstDoc: base + block.firstDoc, bytes: block.bytes };
+      }
     } else {
       // The writer numbers its blocks' first documents from 0: they are shifted like the copied ones.
       const done: StoredBlock[] = [];
       const blocks = new StoredBlockWriter((block) => done.push({ firstDoc: base + block.firstDoc, bytes: block.bytes.slice() }));
       for (let doc = 0; doc < map.length; doc++) {
         if (map[doc]! < 0) continue;
+        if (doc % 64 === 0) checkStop();
         blocks.add(reader.storedRecordBytes(doc));
         while (done.length > 0) yield done.shift()!;
       }
@@ -137,6 +156,7 @@ function* mergedTerms(
   docMaps: Int32Array[],
   field: string,
   positions: boolean,
+  checkStop: () => void,
 ): Generator<[string, PostingsData]> {
   const cursors = readers.map((reader) => reader.terms(field)[Symbol.iterator]());
   const heads = cursors.map((cursor) => cursor.next());
@@ -147,6 +167,7 @@ function* mergedTerms(
     let smallest: string | undefined;
     for (const head of heads) if (!head.done && (smallest === undefined || head.value[0] < smallest)) smallest = head.value[0];
     if (smallest === undefined) return;
+    checkStop();
     docs.length = 0;
     freqs.length = 0;
     allPositions.length = 0;

@@ -1,6 +1,8 @@
 /**
  * Worker thread entry of a merge: reopens the index folder by path, merges, syncs the new
  * files (a worker may block on fsync: nobody waits on its event loop), and reports back.
+ * The index asks it to stop through the shared `stop` flag (see `runMerge`), which the merge
+ * reads between terms and stored blocks: the thread then ends on its own.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FsDirectory } from '../store/fs-directory.js';
@@ -10,12 +12,15 @@ interface MergeJob {
   path: string;
   inputs: MergeInput[];
   generation: number;
+  /** One Int32 over a SharedArrayBuffer: non-zero once the index wants the merge stopped. */
+  stop: SharedArrayBuffer;
 }
 
 const job = workerData as MergeJob;
+const stop = new Int32Array(job.stop);
 try {
   const dir = new FsDirectory(job.path);
-  const meta = mergeGenerations(dir, job.inputs, job.generation);
+  const meta = mergeGenerations(dir, job.inputs, job.generation, () => Atomics.load(stop, 0) !== 0);
   dir.syncNow(meta.files);
   parentPort!.postMessage({ ok: true, meta });
 } catch (error) {

@@ -5,6 +5,9 @@ import { mergeGenerations, type MergeInput } from '../generation/merge-generatio
 import type { Directory } from '../store/directory.js';
 import { FsDirectory } from '../store/fs-directory.js';
 
+/** How long a merge asked to stop may take to end before its thread is terminated. */
+const MERGE_STOP_GRACE_MS = 30_000;
+
 /**
  * Runs one merge: in a worker thread when the directory is a real folder and threads are
  * allowed (queries and commits keep the main thread), inline otherwise (in-memory test
@@ -24,9 +27,10 @@ export async function runMerge(
     await dir.sync(meta.files);
     return meta;
   }
+  const stop = new SharedArrayBuffer(4);
   return new Promise<GenerationMeta>((resolve, reject) => {
     const worker = new Worker(new URL('./merge-worker.js', import.meta.url), {
-      workerData: { path: dir.path, inputs, generation },
+      workerData: { path: dir.path, inputs, generation, stop },
     });
     let settled = false;
     const abort = () => {
@@ -35,15 +39,22 @@ export async function runMerge(
       // Settle only once the worker is gone: it must not write a file after the index closed
       // (a reopened index could reuse the generation number, and cleanup would hit its files).
       const stopped = new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped because the index is closing`);
-      worker.terminate().then(
-        () => reject(stopped),
-        () => reject(stopped),
-      );
+      // Asked, not terminated: a thread terminated inside a compression call can abort the
+      // process (see mergeGenerations). The merge reads the flag between terms and blocks; a
+      // worker that has not ended after MERGE_STOP_GRACE_MS (stuck in I/O) is terminated.
+      Atomics.store(new Int32Array(stop), 0, 1);
+      const lastResort = setTimeout(() => void worker.terminate(), MERGE_STOP_GRACE_MS);
+      worker.once('exit', () => {
+        clearTimeout(lastResort);
+        reject(stopped);
+      });
     };
     signal?.addEventListener('abort', abort, { once: true });
     // The signal lives as long as the index: a listener left behind would hold this worker.
     worker.once('exit', () => signal?.removeEventListener('abort', abort));
     worker.once('message', (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
+      // After an abort the answer (stopped, or finished just before) is not wanted: the abort settles at exit.
+      if (settled) return;
       settled = true;
       if (message.ok) resolve(message.meta!);
       else reject(new SearchError(message.code ?? 'MERGE_FAILED', `merge into generation ${generation} failed: ${message.message}`));

@@ -23,7 +23,9 @@ export type ToIndexingWorker =
   | { type: 'export'; id: number }
   /** Invert cut `id` now (its flush will follow: this overlaps with the other workers' exports). */
   | { type: 'prepare'; id: number }
-  | { type: 'release'; id: number };
+  | { type: 'release'; id: number }
+  /** End the thread (after the task it is on). */
+  | { type: 'exit' };
 
 interface Setup {
   path: string;
@@ -100,6 +102,9 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
     case 'release':
       cuts.delete(message.id);
       break;
+    case 'exit':
+      // Between two tasks, so never inside a compression call (see endWorker).
+      process.exit(0);
   }
 });
 

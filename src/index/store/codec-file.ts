@@ -21,6 +21,7 @@ export const FOOTER_LENGTH = 8;
 /** An output that frames its content and keeps a running checksum. */
 export class CodecOutput {
   private crc = 0;
+  private closed = false;
   private readonly out: IndexOutput;
   private readonly scratch = new ByteWriter(64);
 
@@ -49,11 +50,23 @@ export class CodecOutput {
 
   /** Writes the footer and closes the file. */
   close(): void {
+    this.closed = true;
     const footer = new ByteWriter(8);
     footer.writeUint32(FOOTER_MAGIC);
     this.crc = crc32(footer.view0(), this.crc);
     footer.writeUint32(this.crc);
     this.out.write(footer.view0());
+    this.out.close();
+  }
+
+  /**
+   * Closes the file, unless it is closed already, without its footer: a writer that fails or
+   * is stopped half-way releases its file handles, and the file stays incomplete (every reader
+   * rejects a file without a footer; the index removes such leftovers).
+   */
+  abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.out.close();
   }
 }
