@@ -2,11 +2,9 @@ import { Worker } from 'node:worker_threads';
 import { SearchError } from '../../errors.js';
 import type { GenerationMeta } from '../generation/generation-files.js';
 import { mergeGenerations, type MergeInput } from '../generation/merge-generations.js';
+import { endWorker } from '../end-worker.js';
 import type { Directory } from '../store/directory.js';
 import { FsDirectory } from '../store/fs-directory.js';
-
-/** How long a merge asked to stop may take to end before its thread is terminated. */
-const MERGE_STOP_GRACE_MS = 30_000;
 
 /**
  * Runs one merge: in a worker thread when the directory is a real folder and threads are
@@ -39,15 +37,8 @@ export async function runMerge(
       // Settle only once the worker is gone: it must not write a file after the index closed
       // (a reopened index could reuse the generation number, and cleanup would hit its files).
       const stopped = new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped because the index is closing`);
-      // Asked, not terminated: a thread terminated inside a compression call can abort the
-      // process (see mergeGenerations). The merge reads the flag between terms and blocks; a
-      // worker that has not ended after MERGE_STOP_GRACE_MS (stuck in I/O) is terminated.
-      Atomics.store(new Int32Array(stop), 0, 1);
-      const lastResort = setTimeout(() => void worker.terminate(), MERGE_STOP_GRACE_MS);
-      worker.once('exit', () => {
-        clearTimeout(lastResort);
-        reject(stopped);
-      });
+      // The merge reads the flag between terms and stored blocks (see mergeGenerations).
+      void endWorker(worker, () => Atomics.store(new Int32Array(stop), 0, 1)).then(() => reject(stopped));
     };
     signal?.addEventListener('abort', abort, { once: true });
     // The signal lives as long as the index: a listener left behind would hold this worker.

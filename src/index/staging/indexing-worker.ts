@@ -103,7 +103,7 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
       cuts.delete(message.id);
       break;
     case 'exit':
-      // Between two tasks, so never inside a compression call (see endWorker).
+      // Between two tasks, so never inside a compression call (see end-worker.ts).
       process.exit(0);
   }
 });

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { diskFullError, isDiskFull, SearchError } from '../../errors.js';
 import type { DocumentInput } from '../document.js';
+import { endWorker } from '../end-worker.js';
 import type { SchemaOptions } from '../schema.js';
 import { transferablesOf } from '../generation/buffer-source.js';
 import type { FlushedGeneration, FlushPart } from './flushed-generation.js';
@@ -24,24 +25,9 @@ const MAX_IN_FLIGHT = 8192;
 /** An indexing worker with nothing to do for this long is stopped, so its memory goes back to the system. */
 const IDLE_MS = 3000;
 
-/** How long a worker asked to end may take (the flush it is on) before it is terminated. */
-const END_GRACE_MS = 30_000;
-
-/**
- * Ends a worker after the task it is on: asked, not terminated, because a thread terminated
- * inside a compression call (a flush compresses stored blocks) can abort the whole process
- * (Node asserts when it cleans up a zlib handle whose setup was cut short). A worker that
- * does not end within END_GRACE_MS is terminated all the same.
- */
-async function endWorker(worker: Worker): Promise<void> {
-  if (worker.threadId === -1) return; // already gone
-  const exited = new Promise<'exited'>((resolve) => worker.once('exit', () => resolve('exited')));
-  worker.postMessage({ type: 'exit' } satisfies ToIndexingWorker);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), END_GRACE_MS)));
-  const first = await Promise.race([exited, late]);
-  clearTimeout(timer);
-  if (first === 'late') await worker.terminate();
+/** Ends a worker after the task it is on (see endWorker: never terminated while it compresses). */
+function endIndexingWorker(worker: Worker): Promise<void> {
+  return endWorker(worker, () => worker.postMessage({ type: 'exit' } satisfies ToIndexingWorker));
 }
 
 interface IndexingThread {
@@ -161,7 +147,7 @@ export class WorkerStager implements Stager {
       if (worker === undefined || !idle()) return;
       thread.worker = undefined;
       this.stopping.add(worker);
-      void endWorker(worker);
+      void endIndexingWorker(worker);
     }, IDLE_MS);
     thread.idleTimer.unref();
   }
@@ -217,7 +203,7 @@ export class WorkerStager implements Stager {
         thread.worker = undefined;
         if (worker !== undefined) {
           this.stopping.add(worker);
-          await endWorker(worker);
+          await endIndexingWorker(worker);
         }
         // A flush nobody awaited before close will never be answered: its waiter must not hang.
         for (const waiter of thread.waiting.values()) waiter.reject(this.failure!);
