@@ -81,6 +81,24 @@ export const MAX_CLICK_QUERY_REPEAT = 5;
 export const MIN_CLICK_QUERY_WEIGHT = 0.25;
 
 const LINKS_FILE = 'links.json';
+const CLICKS_FILE = 'clicks.json';
+/**
+ * Present while the store is open (a crash leaves it: the saved graph may miss committed
+ * changes), and kept at a stop that leaves a rebuild to do, then holding
+ * {@link LEFT_TO_DO} and the rebuild's reason.
+ */
+const OPEN_MARKER = 'OPEN';
+const LEFT_TO_DO = 'rebuild left to do: ';
+const LEFT_AT_STOP = 'a rebuild was left to do when the collection stopped';
+const CLICKS_REFOLD_REASON = 'the click evidence is rebuilt';
+
+/** Why a start finds the open marker: a stop that left a rebuild to do, else a crash. */
+function markerReason(text: string): string {
+  if (!text.startsWith(LEFT_TO_DO)) return 'the collection did not stop cleanly';
+  const reason = text.slice(LEFT_TO_DO.length).trim();
+  // Stopped again before the rebuild ran: the reason is already in this form.
+  return reason.startsWith(LEFT_AT_STOP) ? reason : `${LEFT_AT_STOP} (${reason})`;
+}
 
 /** What a committed version of a document says about its links: a redirect, or its stored links (undefined: none, or deleted). */
 interface LinkSource {
@@ -101,25 +119,7 @@ function linkSourceOf(record: StoredRecord | null): LinkSource {
   if (typeof redirect === 'string') return { redirect, storedLinks: undefined };
   return { redirect: undefined, storedLinks: record[STORED.links] };
 }
-const CLICKS_FILE = 'clicks.json';
-/**
- * Present while the store is open (a crash leaves it: the saved graph may miss committed
- * changes), and kept at a stop that leaves a rebuild to do, then holding
- * {@link LEFT_TO_DO} and the rebuild's reason.
- */
-const OPEN_MARKER = 'OPEN';
-const LEFT_TO_DO = 'rebuild left to do: ';
-const CLICKS_REFOLD_REASON = 'the click evidence is rebuilt';
 
-const LEFT_AT_STOP = 'a rebuild was left to do when the collection stopped';
-
-/** Why a start finds the open marker: a stop that left a rebuild to do, else a crash. */
-function markerReason(text: string): string {
-  if (!text.startsWith(LEFT_TO_DO)) return 'the collection did not stop cleanly';
-  const reason = text.slice(LEFT_TO_DO.length).trim();
-  // Stopped again before the rebuild ran: the reason is already in this form.
-  return reason.startsWith(LEFT_AT_STOP) ? reason : `${LEFT_AT_STOP} (${reason})`;
-}
 const FILE_VERSION = 1;
 /** Documents handled between two yields to the event loop (client requests run in between). */
 const BATCH = 256;
@@ -448,10 +448,10 @@ export class CollectionEvidence {
           for (const key of covered) this.changed.set(key, UNKNOWN_SOURCE);
           return { rebuilt: false, documentsRead: n, documentsReadBack: n, documentsUpdated: 0 };
         }
-        const redirect = record[STORED.redirect];
-        if (typeof redirect === 'string') graph.setRedirect(key, redirect);
+        const source = linkSourceOf(record);
+        if (source.redirect !== undefined) graph.setRedirect(key, source.redirect);
         else {
-          graph.setLinks(key, linksOfStored(key, record[STORED.links]));
+          graph.setLinks(key, linksOfStored(key, source.storedLinks));
           documents.push(key);
         }
         if (++n % BATCH === 0) await yieldToEventLoop();
