@@ -178,6 +178,7 @@ export class Authenticator {
     const cached = useCache ? this.cache.get(cacheKey) : undefined;
     const stored = this.users.get(name);
     if (cached !== undefined && stored !== undefined && cached.until > this.clock() && sameText(cached.passwordHash, stored.passwordHash)) {
+      this.throttle.recordSuccess(name, address);
       return stored;
     }
     this.standIn ??= hashPassword(randomBytes(16).toString('hex'), this.scrypt);
@@ -189,7 +190,7 @@ export class Authenticator {
       this.log.warn({ user: name, address, ...counts }, 'login failed: wrong user name or password');
       throw new SearchError('UNAUTHENTICATED', 'wrong user name or password');
     }
-    this.throttle.recordSuccess(name);
+    this.throttle.recordSuccess(name, address);
     if (useCache) {
       this.cache.delete(cacheKey);
       this.cache.set(cacheKey, { user: name, passwordHash: user.passwordHash, until: this.clock() + this.cacheMs });

@@ -60,6 +60,46 @@ describe('failed logins are slowed down and logged', () => {
     assert.ok(!JSON.stringify(log).includes('guess-'), 'the guessed passwords are not logged');
   });
 
+  it('a guesser elsewhere does not lock out an address that logged the user in; a success there gives the guesser no fresh tries', async () => {
+    t = await securityApp(['docs']);
+    await t.putUser('pusher', { password: 'pusher-password', permissions: ['sec.continuous.rest'], collections: ['docs'] });
+    const push = (remoteAddress: string) =>
+      t!.app.inject({
+        method: 'GET',
+        url: '/push-api/v1/collections/docs/state',
+        remoteAddress,
+        headers: { authorization: basicAuth('pusher', 'pusher-password') },
+      });
+    const guess = (remoteAddress: string, password: string) =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/admin-api/account/v1/login',
+        remoteAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ username: 'pusher', password }).toString(),
+      });
+    assert.equal((await push('10.0.0.1')).statusCode, 200, 'the push client logs in once');
+    for (let i = 0; i < 6; i++) assert.equal((await guess('10.0.0.66', `guess-${i}`)).statusCode, 401, `guess ${i}`);
+    assert.equal((await guess('10.0.0.66', 'pusher-password')).statusCode, 429, 'the user is locked for the guesser');
+    assert.equal((await push('10.0.0.2')).statusCode, 429, 'and for an address that never logged it in');
+    // The push client goes on, again and again, and its successes do not reset the guesser's count.
+    for (let i = 0; i < 3; i++) assert.equal((await push('10.0.0.1')).statusCode, 200, `push ${i} from the trusted address`);
+    t.advance(1001);
+    assert.equal((await guess('10.0.0.66', 'guess-again')).statusCode, 401);
+    const relocked = await guess('10.0.0.66', 'pusher-password');
+    assert.equal(relocked.statusCode, 429, 'one more failure locks again: no fresh free failures');
+    assert.equal(relocked.headers['retry-after'], '2');
+    // A wrong password from the trusted address ends its exemption.
+    const typo = await t.app.inject({
+      method: 'GET',
+      url: '/push-api/v1/collections/docs/state',
+      remoteAddress: '10.0.0.1',
+      headers: { authorization: basicAuth('pusher', 'wrong-password') },
+    });
+    assert.equal(typo.statusCode, 401);
+    assert.equal((await push('10.0.0.1')).statusCode, 429, 'no longer trusted after a failure');
+  });
+
   it('an address that fails for many user names is locked for all of them', async () => {
     t = await securityApp(['docs'], { throttle: { freeFailuresPerAddress: 3 } });
     for (const user of ['a', 'b', 'c', 'd']) assert.equal((await login(t, user, 'whatever-password')).statusCode, 401, user);
@@ -89,5 +129,36 @@ describe('failed logins are slowed down and logged', () => {
     throttle.check('u', 'x');
     throttle.recordFailure('u', 'x');
     throttle.check('u', 'x'); // the count started over: one free failure again
+  });
+
+  it('LoginThrottle: a success clears only failures from its own address; trust ends after trustForMs', () => {
+    let now = 0;
+    const throttle = new LoginThrottle({ clock: () => now, freeFailuresPerUser: 2, baseDelayMs: 60_000, trustForMs: 10_000 });
+    const locked = (user: string, address: string): boolean => {
+      try {
+        throttle.check(user, address);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    // The user's own typos, then a success from the same address: forgotten.
+    throttle.recordFailure('u', 'a');
+    throttle.recordFailure('u', 'a');
+    throttle.recordSuccess('u', 'a');
+    assert.equal(throttle.recordFailure('u', 'b').userFailures, 1, 'count cleared by the success at the same address');
+    // A failure from b is not cleared by a success from a.
+    throttle.recordSuccess('u', 'a');
+    assert.equal(throttle.recordFailure('u', 'b').userFailures, 2);
+    assert.equal(throttle.recordFailure('u', 'b').userFailures, 3);
+    assert.ok(locked('u', 'b') && locked('u', 'c'));
+    assert.ok(!locked('u', 'a'), 'a logged u in and has not failed since');
+    now += 10_001;
+    assert.ok(locked('u', 'a'), 'trust lasts trustForMs after the last success');
+    // A user locked from more addresses than are remembered is never cleared by one success.
+    const many = new LoginThrottle({ clock: () => now, freeFailuresPerUser: 100 });
+    for (let i = 0; i < 20; i++) many.recordFailure('v', `x${i}`);
+    many.recordSuccess('v', 'x0');
+    assert.equal(many.recordFailure('v', 'x0').userFailures, 21);
   });
 });
