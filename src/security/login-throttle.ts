@@ -127,8 +127,9 @@ export class LoginThrottle {
     const now = this.clock();
     const key = userKey(user);
     const record = this.current(key, now);
+    // A record's address set is never empty: it starts with the failure that created it.
     const addresses = record?.addresses;
-    if (addresses !== undefined && addresses !== null && [...addresses].every((from) => from === address)) this.records.delete(key);
+    if (addresses != null && addresses.size === 1 && addresses.has(address)) this.records.delete(key);
     const pair = pairKey(user, address);
     this.trusted.delete(pair); // re-inserted last: least recently trusted first
     this.trusted.set(pair, now);
