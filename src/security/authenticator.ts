@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { SearchError } from '../errors.js';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { setMostRecent } from './recent-map.js';
 import { hashPassword, verifyPassword, DEFAULT_SCRYPT_PARAMS, type ScryptParams } from './password-hash.js';
 import { ALL_COLLECTIONS, type Permission } from './permissions.js';
 import type { StoredToken, StoredUser, UserStore } from './user-store.js';
@@ -192,9 +193,7 @@ export class Authenticator {
     }
     this.throttle.recordSuccess(name, address);
     if (useCache) {
-      this.cache.delete(cacheKey);
-      this.cache.set(cacheKey, { user: name, passwordHash: user.passwordHash, until: this.clock() + this.cacheMs });
-      while (this.cache.size > MAX_CACHED_CREDENTIALS) this.cache.delete(this.cache.keys().next().value as string);
+      setMostRecent(this.cache, cacheKey, { user: name, passwordHash: user.passwordHash, until: this.clock() + this.cacheMs }, MAX_CACHED_CREDENTIALS);
     }
     return user;
   }

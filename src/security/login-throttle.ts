@@ -1,4 +1,5 @@
 import { SearchError } from '../errors.js';
+import { setMostRecent } from './recent-map.js';
 
 /** Options of {@link LoginThrottle}. */
 export interface LoginThrottleOptions {
@@ -104,18 +105,13 @@ export class LoginThrottle {
         const delay = Math.min(this.options.baseDelayMs * 2 ** Math.min(record.failures - free - 1, 30), this.options.maxDelayMs);
         record.lockedUntil = now + delay;
       }
-      this.records.delete(key); // re-inserted last: the map's order is least recently failed first
-      this.records.set(key, record);
+      setMostRecent(this.records, key, record, MAX_KEYS); // the map's order: least recently failed first
       return record.failures;
     };
     const result = {
       userFailures: count(userKey(user), this.options.freeFailuresPerUser, address),
       addressFailures: count(addressKey(address), this.options.freeFailuresPerAddress),
     };
-    while (this.records.size > MAX_KEYS) {
-      const oldest = this.records.keys().next().value as string;
-      this.records.delete(oldest);
-    }
     return result;
   }
 
@@ -130,10 +126,7 @@ export class LoginThrottle {
     // A record's address set is never empty: it starts with the failure that created it.
     const addresses = record?.addresses;
     if (addresses != null && addresses.size === 1 && addresses.has(address)) this.records.delete(key);
-    const pair = pairKey(user, address);
-    this.trusted.delete(pair); // re-inserted last: least recently trusted first
-    this.trusted.set(pair, now);
-    while (this.trusted.size > MAX_KEYS) this.trusted.delete(this.trusted.keys().next().value as string);
+    setMostRecent(this.trusted, pairKey(user, address), now, MAX_KEYS);
   }
 
   private isTrusted(user: string, address: string, now: number): boolean {
