@@ -52,6 +52,27 @@ export interface FreqRatioImpacts {
   blockMaxFreqRatio(): number;
 }
 
+/**
+ * Optional on postings iterators: the current block's bounds and a scan through it by
+ * frequency. A phrase whose results are full dismisses most documents of its rarest term on
+ * that term's frequency alone (see `PhraseScorer`); within one block the frequency it needs
+ * is the same for every document, so the scan tests an integer instead of a score.
+ */
+export interface BlockFreqScan {
+  /** Last docId of the block holding the current document (a bound for a list's last block). */
+  currentBlockLastDoc(): number;
+  /** Smallest field length among documents of that block. */
+  currentBlockMinLength(): number;
+  /** Largest freq / field length in that block (Infinity: unknown). */
+  currentBlockMaxFreqRatio(): number;
+  /**
+   * The next document of the current block whose freq is at least `minFreq`. Past the
+   * block's last one, the first document of the next block whatever its freq (the needed
+   * frequency may differ there), or NO_MORE_DOCS.
+   */
+  nextDocInBlockWithFreq(minFreq: number): number;
+}
+
 export interface GenerationView {
   /** Generation number (unique, increasing with age: a higher number is newer). */
   readonly generation: number;

@@ -161,7 +161,7 @@ export class Bm25fScorer extends Scorer {
   }
 
   /** Bound of field i's weighted normalised frequency (see the class comment). */
-  private fieldBound(i: number, maxFreq: number, minLength: number, maxRatio: number): number {
+  protected fieldBound(i: number, maxFreq: number, minLength: number, maxRatio: number): number {
     const w = this.weight[i];
     const a = this.a[i];
     const c = this.bOverAvg[i];

@@ -1,4 +1,4 @@
-import { NO_MORE_DOCS, type PostingsIterator } from '../index/generation-view.js';
+import { NO_MORE_DOCS, type BlockFreqScan, type PostingsIterator } from '../index/generation-view.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 
 /**
@@ -12,6 +12,10 @@ export interface PackedPositions {
 
 function hasPackedPositions(it: PostingsIterator): it is PostingsIterator & PackedPositions {
   return 'preparePositions' in it && 'position' in it;
+}
+
+function hasBlockFreqScan(it: PostingsIterator): it is PostingsIterator & BlockFreqScan {
+  return 'nextDocInBlockWithFreq' in it && 'currentBlockLastDoc' in it && 'currentBlockMinLength' in it && 'currentBlockMaxFreqRatio' in it;
 }
 
 /**
@@ -30,6 +34,8 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   /** One iterator per distinct term, rarest first (it leads the conjunction). */
   private readonly its: PostingsIterator[];
   private readonly ratioIts: ((PostingsIterator & FreqRatioImpacts) | null)[];
+  /** The rarest term's iterator when it can scan its blocks by frequency (else null). */
+  readonly leadScan: (PostingsIterator & BlockFreqScan) | null;
   /** For each phrase slot: which iterator, and its relative position. */
   private readonly slotIt: Int32Array;
   private readonly slotOffset: Int32Array;
@@ -71,6 +77,7 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     this.slotOrder = new Int32Array(slots.length);
     for (let k = 0; k < slots.length; k++) this.slotOrder[k] = slots[k];
     this.ratioIts = this.its.map(freqRatioImpacts);
+    this.leadScan = hasBlockFreqScan(this.its[0]) ? this.its[0] : null;
     // A phrase occurrence needs an occurrence of every term: its count is at most the
     // smallest tf (so its density at most the smallest density), and its document's length
     // is at least every term list's minimum.

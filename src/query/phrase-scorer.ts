@@ -20,6 +20,9 @@ import type { Saturation } from './similarity.js';
  * too. That spares advancing the common terms of the phrase to every document of the rare
  * one, which is most of the work of a phrase such as "security considerations".
  */
+/** Frequencies tested by PhraseScorer.leadFreqNeeded before it leaves the rest to the exact test. */
+const LEAD_FREQ_SEARCH_LIMIT = 64;
+
 export class PhraseScorer extends Bm25fScorer {
   private readonly phrases: PhrasePostings[];
   /** Phrase frequency per field in the current document (0: not verified there). */
@@ -67,12 +70,55 @@ export class PhraseScorer extends Bm25fScorer {
    * does not rule it out: a document where the bound of {@link leadBound} cannot beat the
    * k-th score cannot enter the results whatever its phrase frequency, so the other terms
    * are not advanced to it.
+   *
+   * Within one block of the rarest term's postings, the frequency a document needs to pass
+   * that test is at least {@link leadFreqNeeded} of the block: the iterator skips documents
+   * below it on their frequency alone (an integer compare, no length or score), and only
+   * the others get the exact test. A page that merely mentions a common phrase once is most
+   * of its rarest term's documents ("security considerations": 61% of the 25,000 visited).
    */
   private gate(i: number, lead: number): number {
     const phrase = this.phrases[i]!;
     const minCompetitive = this.minCompetitive;
-    while (lead !== NO_MORE_DOCS && !(this.leadBound(i, lead) > minCompetitive)) lead = phrase.nextLead();
+    const scan = phrase.leadScan;
+    if (scan === null) {
+      while (lead !== NO_MORE_DOCS && !(this.leadBound(i, lead) > minCompetitive)) lead = phrase.nextLead();
+      return phrase.candidateFromLead();
+    }
+    let blockEnd = -1;
+    let needed = 1;
+    while (lead !== NO_MORE_DOCS) {
+      if (lead > blockEnd) {
+        blockEnd = scan.currentBlockLastDoc();
+        needed = this.leadFreqNeeded(i, blockEnd, scan.currentBlockMinLength(), scan.currentBlockMaxFreqRatio(), minCompetitive);
+      }
+      if (scan.freq() >= needed && this.leadBound(i, lead) > minCompetitive) break;
+      lead = scan.nextDocInBlockWithFreq(needed);
+    }
     return phrase.candidateFromLead();
+  }
+
+  /**
+   * The smallest frequency of field i's rarest term that may pass {@link leadBound} in the
+   * block of its postings that ends at `blockEnd`, whose documents are at least `minLength`
+   * long with freq / length at most `maxRatio`; every smaller one was tested and cannot. The
+   * test bounds field i with the block's data (as block-max pruning does) and counts every
+   * other field whose current candidate is not past the block with its whole list's bound:
+   * same operations in the same order as leadBound, with larger or extra non-negative
+   * operands, so what fails here fails there for every document of the block. It stops at
+   * LEAD_FREQ_SEARCH_LIMIT: documents with a higher frequency get the exact test.
+   */
+  private leadFreqNeeded(i: number, blockEnd: number, minLength: number, maxRatio: number, minCompetitive: number): number {
+    const docs = this.docs;
+    for (let freq = 1; freq < LEAD_FREQ_SEARCH_LIMIT; freq++) {
+      let s = 0;
+      for (let j = 0; j < this.n; j++) {
+        if (j === i) s += this.fieldBound(i, freq, minLength, maxRatio);
+        else if (docs[j]! <= blockEnd) s += this.globalBound[j]!;
+      }
+      if (this.sat.score(s) > minCompetitive) return freq;
+    }
+    return LEAD_FREQ_SEARCH_LIMIT;
   }
 
   /**

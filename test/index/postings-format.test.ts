@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { CorruptIndexError } from '../../src/errors.js';
-import { NO_MORE_DOCS, type FreqRatioImpacts, type PostingsIterator } from '../../src/index/generation-view.js';
+import { NO_MORE_DOCS, type BlockFreqScan, type FreqRatioImpacts, type PostingsIterator } from '../../src/index/generation-view.js';
 import { CODEC_POSTINGS, POSTINGS_BLOCK_SIZE } from '../../src/index/generation/generation-files.js';
 import { GenerationReader } from '../../src/index/generation/generation-reader.js';
 import { writeGeneration, type GenerationSource, type PostingsData } from '../../src/index/generation/generation-writer.js';
@@ -58,11 +58,11 @@ function writeList(list: ListSpec, docCount: number, lengths: Uint32Array | null
   return dir;
 }
 
-function open(dir: MemoryDirectory, options: { postingsInMemoryUpTo?: number }): PostingsIterator & FreqRatioImpacts {
+function open(dir: MemoryDirectory, options: { postingsInMemoryUpTo?: number }): PostingsIterator & FreqRatioImpacts & BlockFreqScan {
   const reader = GenerationReader.open(dir, 1, options);
   const postings = reader.postings('f', 't', true);
   assert.ok(postings !== null);
-  return postings as PostingsIterator & FreqRatioImpacts;
+  return postings as PostingsIterator & FreqRatioImpacts & BlockFreqScan;
 }
 
 /** Reads the whole list in order, with positions. */
@@ -254,6 +254,53 @@ describe('postings format version', () => {
     assert.throws(
       () => GenerationReader.open(dir, 1),
       (error: unknown) => error instanceof CorruptIndexError && /g1\.doc/.test(error.message) && /version 1/.test(error.message),
+    );
+  });
+});
+
+describe('postings format scan by frequency', () => {
+  // Runs of POSTINGS_BLOCK_SIZE documents form a block: block b holds list indexes [b * size, (b + 1) * size).
+  const blockOf = (i: number) => Math.floor(i / POSTINGS_BLOCK_SIZE);
+
+  it('stops at the next document of the block with the frequency, else at the next block\'s first', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 3 * POSTINGS_BLOCK_SIZE + 7 }),
+        fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 40 }),
+        fc.boolean(),
+        (freqs, wanted, withPositions) => {
+          const docs = freqs.map((_, i) => i * 3 + (i % 3));
+          const docCount = docs.at(-1)! + 1;
+          const lengths = new Uint32Array(docCount);
+          for (let d = 0; d < docCount; d++) lengths[d] = 10 + ((d * 7) % 40);
+          const list: ListSpec = { docs, freqs };
+          if (withPositions) list.positions = freqs.map((f) => Array.from({ length: f }, (_, p) => p * 2));
+          const dir = writeList(list, docCount, lengths);
+          for (const mode of READ_MODES) {
+            const it = open(dir, mode.options);
+            let i = 0;
+            assert.equal(it.nextDoc(), docs[0]);
+            for (const minFreq of wanted) {
+              if (i >= docs.length) break;
+              const block = blockOf(i);
+              const inBlock = docs.map((d, j) => j).filter((j) => blockOf(j) === block);
+              assert.ok(it.currentBlockMinLength() <= Math.min(...inBlock.map((j) => lengths[docs[j]!]!)), mode.name);
+              assert.ok(it.currentBlockMaxFreqRatio() >= Math.max(...inBlock.map((j) => freqs[j]! / lengths[docs[j]!]!)), mode.name);
+              // Expected: the next index of the same block with the frequency, else the next block's first.
+              let next = i + 1;
+              while (next < docs.length && blockOf(next) === block && freqs[next]! < minFreq) next++;
+              const got = it.nextDocInBlockWithFreq(minFreq);
+              i = next;
+              assert.equal(got, i < docs.length ? docs[i] : NO_MORE_DOCS, `${mode.name}: minFreq ${minFreq}`);
+              if (i < docs.length) {
+                assert.equal(it.freq(), freqs[i]);
+                if (withPositions) assert.deepEqual([...it.positions()], list.positions![i]);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });

@@ -76,4 +76,40 @@ describe('phrases on disk', () => {
       { numRuns: process.env.PUSHSEARCH_LONG_TESTS === '1' ? 300 : 40 },
     );
   });
+
+  it('skips the rarest term\'s documents by frequency per block and still returns the exhaustive top k', async () => {
+    // "york" is the rarest term. Most documents hold the phrase once; one per block of 128
+    // holds it three times; every 50th holds it twice in 4 words (competitive on length),
+    // every 37th twice in 44 words (not). Which of the twice-documents may enter depends on
+    // each block's shortest document, the bound the scan uses.
+    const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0, autoMerge: false });
+    try {
+      const filler = (n: number) => Array.from({ length: n }, () => 'w').join(' ');
+      for (let i = 0; i < 3000; i++) {
+        let body = `new york ${filler(6)}`;
+        if (i % 128 === 64) body = `new york new york new york ${filler(2)}`;
+        else if (i % 50 === 7) body = 'new york new york';
+        else if (i % 37 === 5) body = `new york new york ${filler(40)}`;
+        else if (i % 3 === 0) body = `new ${filler(7)}`;
+        index.put({ key: `http://york.test/${i}`, fields: { body, t: i % 500 === 0 ? 'new york' : 'w' } });
+        if (i === 1999) await index.commit();
+      }
+      await index.commit();
+      const searcher = index.acquireSearcher();
+      try {
+        const query: Query = { kind: 'phrase', terms: ['new', 'york'] };
+        const exhaustive = executeQuery(searcher.generations, query, { k: 3000, exhaustive: true });
+        for (const k of [1, 10, 30, 60, 100]) {
+          for (const totalHitsThreshold of [0, 10, 1000]) {
+            const pruned = executeQuery(searcher.generations, query, { k, totalHitsThreshold });
+            assert.deepEqual(pruned.hits, exhaustive.hits.slice(0, k), `k ${k} threshold ${totalHitsThreshold}`);
+          }
+        }
+      } finally {
+        searcher.release();
+      }
+    } finally {
+      await index.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { NO_MORE_DOCS, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
+import { NO_MORE_DOCS, type BlockFreqScan, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
 import { unpack, unpackDeltas, unpackOne } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
@@ -137,7 +137,7 @@ export type PositionsSource = { view: DataView } | { input: IndexInput };
  * - positions are read only for the documents asked for: a document's positions start at
  *   the sum of the frequencies before it in the block, and are read from there.
  */
-export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts {
+export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts, BlockFreqScan {
   readonly docFreq: number;
   readonly maxFreq: number;
   readonly minLength: number;
@@ -290,6 +290,46 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   blockMinLength(): number {
     return this.shallowBlock < this.blockCount ? this.blockMinLengths[this.shallowBlock]! : 0x7fffffff;
+  }
+
+  currentBlockLastDoc(): number {
+    return this.blockEnd;
+  }
+
+  currentBlockMinLength(): number {
+    const block = this.block;
+    return block >= 0 && block < this.blockCount ? this.blockMinLengths[block]! : 0;
+  }
+
+  currentBlockMaxFreqRatio(): number {
+    const block = this.block;
+    return block >= 0 && block < this.blockCount ? this.blockMaxRatios[block]! : Infinity;
+  }
+
+  nextDocInBlockWithFreq(minFreq: number): number {
+    const n = this.inBlock;
+    let i = this.index + 1;
+    // Before the block's first document (or outside any block) it is an ordinary step.
+    if (minFreq <= 1 || i === 0 || i >= n) return this.nextDoc();
+    if (this.positionsSource !== null) {
+      // Lists read with positions hold their block's freqs as running sums (see freq()).
+      if (this.freqsBlock !== this.block) this.decodeFreqs();
+      const ends = this.freqEnds;
+      let previous = ends[i - 1]!;
+      while (i < n) {
+        const end = ends[i]!;
+        if (end - previous >= minFreq) break;
+        previous = end;
+        i++;
+      }
+    } else if (this.freqWidth !== 0) {
+      while (i < n && unpackOne(this.view, this.freqAt, i, this.freqWidth) + 1 < minFreq) i++;
+    } else {
+      i = n; // every freq of the block is 1
+    }
+    if (i === n) return this.nextBlock();
+    this.index = i;
+    return (this.current = this.docs[i]!);
   }
 
   /**
