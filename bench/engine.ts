@@ -4,13 +4,18 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/engine.js [--limit N] [--runs N] [--engines ours,fts5] [--stem] [--report PATH]
  *
- * For each engine: index the corpus as a stream (docs/s, including reading it), commit, wait
- * for background merges; the latency of committing 1,000 new pages into the full index;
- * query latency (median and p99 over runs, top 10) per query class; RSS after a GC with the
- * index open; disk size; the CPU time of indexing (every thread of the process: what decides
- * docs/s when other processes keep the cores busy). Ratios are FTS5 / ours (above 1: ours is better).
+ * For each engine, one after the other: index the corpus as a stream (docs/s, including
+ * reading it), commit, wait for background merges; the latency of committing 1,000 new pages
+ * into the full index. Then, with both indexes open, query latency (median and p99 over runs,
+ * top 10) per query class, the two engines taking turns query by query (half of each query's
+ * runs, the other engine, the other half), so that both are timed in the same minutes: on
+ * this shared machine memory speed changes from minute to minute, and timing one engine's
+ * queries after the other's made the ratios move by a third between runs. Last, RSS after a
+ * GC with the index open, disk size, and the CPU time of indexing (every thread of the
+ * process: what decides docs/s when other processes keep the cores busy). Ratios are FTS5 /
+ * ours (above 1: ours is better).
  */
-import { spawnSync } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +30,8 @@ import { dirSize, formatBytes, formatMs, median, percentile, printTable, sampleT
 import { QUERY_CLASSES, QUERY_SET, type BenchQuery, type QueryClass } from './lib/query-set.js';
 import { corpusAvailable, corpusMissingMessage, readRfcCorpusBatches, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
 
-interface EngineResult {
+/** What a child measures on its own: everything but the query latencies. */
+interface EngineBuild {
   engine: string;
   docs: number;
   indexMs: number;
@@ -33,10 +39,30 @@ interface EngineResult {
   indexCpuMs: number;
   mergeSettleMs: number;
   commitMs: number[];
-  queries: Record<QueryClass, { median: number; p99: number }>;
   rssBytes: number;
   diskBytes: number;
 }
+
+interface EngineResult extends EngineBuild {
+  queries: Record<QueryClass, { median: number; p99: number }>;
+}
+
+/** An engine with its index built and open, serving the parent's query rounds (see child()). */
+interface OpenEngine {
+  runQuery(index: number): void;
+  /** Measures RSS and disk, closes the index and deletes it. */
+  finish(): Promise<EngineBuild>;
+}
+
+/** Parent → child messages; the child answers each with one {@link ChildReply}. */
+type ChildCommand = { cmd: 'warm' } | { cmd: 'sample'; query: number; runs: number; warmups: number } | { cmd: 'finish' };
+type ChildReply =
+  | { type: 'ready' }
+  | { type: 'done' }
+  | { type: 'samples'; samples: number[] }
+  | { type: 'result'; result: EngineBuild }
+  /** Not sent by a child: what a question gets when the child ended without answering. */
+  | { type: 'exited'; code: number | null };
 
 const COMMIT_PAGES = 1000;
 
@@ -110,7 +136,7 @@ function gcRss(): number {
   return process.memoryUsage().rss;
 }
 
-async function runOurs(dir: string): Promise<EngineResult> {
+async function openOurs(dir: string): Promise<OpenEngine> {
   rmSync(dir, { recursive: true, force: true });
   const commitEvery = Number(values['commit-every']);
   const index = await SearchIndex.open({
@@ -144,22 +170,21 @@ async function runOurs(dir: string): Promise<EngineResult> {
     commitMs.push(performance.now() - t);
   }
   await index.waitForMerges();
-  const times = new Map<QueryClass, number[]>();
   const searcher = index.acquireSearcher();
   const trees = QUERY_SET.map(ourQuery);
-  warmUp(() => trees.forEach((tree) => executeQuery(searcher.generations, tree, { k: 10 })));
-  for (const query of QUERY_SET) {
-    const tree = ourQuery(query);
-    const samples = sampleTimes(() => executeQuery(searcher.generations, tree, { k: 10 }), runs);
-    times.set(query.class, [...(times.get(query.class) ?? []), ...samples]);
-  }
-  searcher.release();
-  const rssBytes = gcRss();
-  await index.close();
-  return { engine: 'ours', docs, indexMs, indexCpuMs, mergeSettleMs, commitMs, queries: summarize(times), rssBytes, diskBytes: dirSize(dir) };
+  return {
+    runQuery: (i) => executeQuery(searcher.generations, trees[i]!, { k: 10 }),
+    finish: async () => {
+      searcher.release();
+      const rssBytes = gcRss();
+      const diskBytes = dirSize(dir);
+      await index.close();
+      return { engine: 'ours', docs, indexMs, indexCpuMs, mergeSettleMs, commitMs, rssBytes, diskBytes };
+    },
+  };
 }
 
-async function runFts5(dir: string): Promise<EngineResult> {
+async function openFts5(dir: string): Promise<OpenEngine> {
   const peer = Fts5Peer.create(dir);
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
@@ -177,45 +202,119 @@ async function runFts5(dir: string): Promise<EngineResult> {
   const indexCpuMs = cpuMs(process.cpuUsage(cpuStarted));
   const commitMs: number[] = [];
   for (let round = 0; round < 5; round++) commitMs.push(peer.commitLatency(commitPages(round)));
-  const times = new Map<QueryClass, number[]>();
-  warmUp(() => QUERY_SET.forEach((query) => peer.search(query, 10)));
-  for (const query of QUERY_SET) {
-    const samples = sampleTimes(() => peer.search(query, 10), runs);
-    times.set(query.class, [...(times.get(query.class) ?? []), ...samples]);
-  }
-  const rssBytes = gcRss();
-  const diskBytes = peer.diskBytes();
-  peer.close();
-  return { engine: 'fts5', docs, indexMs, indexCpuMs, mergeSettleMs: 0, commitMs, queries: summarize(times), rssBytes, diskBytes };
+  return {
+    runQuery: (i) => peer.search(QUERY_SET[i]!, 10),
+    finish: async () => {
+      const rssBytes = gcRss();
+      const diskBytes = peer.diskBytes();
+      peer.close();
+      return { engine: 'fts5', docs, indexMs, indexCpuMs, mergeSettleMs: 0, commitMs, rssBytes, diskBytes };
+    },
+  };
 }
 
+/**
+ * A child process: builds one engine's index, says 'ready', then runs the parent's commands
+ * (warm-up, timed runs of one query, finish) until 'finish'.
+ */
 async function child(engine: string): Promise<void> {
   const dir = values.dir ?? join(repositoryRoot(), 'bench', 'results', 'tmp', `engine-${engine}`);
-  const result = engine === 'ours' ? await runOurs(dir) : await runFts5(dir);
-  rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  const open = engine === 'ours' ? await openOurs(dir) : await openFts5(dir);
+  const reply = (message: ChildReply) => process.send!(message);
+  process.on('message', (command: ChildCommand) => {
+    if (command.cmd === 'warm') {
+      warmUp(() => QUERY_SET.forEach((_, i) => open.runQuery(i)));
+      reply({ type: 'done' });
+    } else if (command.cmd === 'sample') {
+      reply({ type: 'samples', samples: sampleTimes(() => open.runQuery(command.query), command.runs, command.warmups) });
+    } else {
+      void open.finish().then((result) => {
+        rmSync(dir, { recursive: true, force: true });
+        reply({ type: 'result', result });
+        process.disconnect();
+      });
+    }
+  });
+  reply({ type: 'ready' });
 }
 
-function parent(): void {
+/** A child process and a way to send it a command and wait for its answer. */
+interface EngineChild {
+  engine: string;
+  ask(command: ChildCommand): Promise<ChildReply>;
+}
+
+/** Starts a child for `engine` and waits until its index is built (null: it failed, reported). */
+function startChild(engine: string): Promise<EngineChild | null> {
+  const args = ['--child', engine, '--runs', String(runs), '--commit-every', values['commit-every']!];
+  if (limit !== undefined) args.push('--limit', String(limit));
+  if (values.stem === true) args.push('--stem');
+  const process_: ChildProcess = fork(fileURLToPath(import.meta.url), args, {
+    execArgv: ['--expose-gc', '--max-old-space-size=4096'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let pending: ((reply: ChildReply) => void) | undefined;
+  process_.on('message', (reply: ChildReply) => {
+    const resolveReply = pending;
+    pending = undefined;
+    resolveReply?.(reply);
+  });
+  const ask = (command: ChildCommand) =>
+    new Promise<ChildReply>((resolveReply) => {
+      pending = resolveReply;
+      process_.send(command);
+    });
+  process_.once('exit', (code) => {
+    const resolveReply = pending;
+    pending = undefined;
+    resolveReply?.({ type: 'exited', code });
+  });
+  return new Promise((resolveChild) => {
+    pending = (reply) => {
+      if (reply.type === 'ready') {
+        resolveChild({ engine, ask });
+        return;
+      }
+      console.error(`${engine} failed while building its index (${reply.type === 'exited' ? `exit ${reply.code}` : reply.type})`);
+      process.exitCode = 1;
+      resolveChild(null);
+    };
+  });
+}
+
+async function parent(): Promise<void> {
   if (!corpusAvailable()) {
     console.log(corpusMissingMessage());
     return;
   }
-  const results: EngineResult[] = [];
+  // Built one after the other: each engine indexes with the machine to itself.
+  const children: EngineChild[] = [];
   for (const engine of values.engines!.split(',')) {
-    console.log(`running ${engine}...`);
-    const args = ['--expose-gc', '--max-old-space-size=4096', fileURLToPath(import.meta.url), '--child', engine, '--runs', String(runs)];
-    if (limit !== undefined) args.push('--limit', String(limit));
-    if (values.stem === true) args.push('--stem');
-    args.push('--commit-every', values['commit-every']!);
-    const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
-    const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) {
-      console.error(`${engine} failed (exit ${run.status}):\n${run.stdout}`);
-      process.exitCode = 1;
-      continue;
+    console.log(`building ${engine}...`);
+    const started = await startChild(engine);
+    if (started !== null) children.push(started);
+  }
+  console.log(`querying (${children.map((c) => c.engine).join(' and ')} taking turns)...`);
+  for (const engineChild of children) await engineChild.ask({ cmd: 'warm' });
+  const samples = new Map<string, Map<QueryClass, number[]>>(children.map((c) => [c.engine, new Map()]));
+  for (let q = 0; q < QUERY_SET.length; q++) {
+    const queryClass = QUERY_SET[q]!.class;
+    // Two halves per query, the engines in turn, who goes first alternating with the query.
+    for (let half = 0; half < 2; half++) {
+      const order = (q + half) % 2 === 0 ? children : [...children].reverse();
+      for (const engineChild of order) {
+        const reply = await engineChild.ask({ cmd: 'sample', query: q, runs: half === 0 ? Math.ceil(runs / 2) : Math.floor(runs / 2), warmups: half === 0 ? 2 : 0 });
+        if (reply.type !== 'samples') throw new Error(`${engineChild.engine} answered ${reply.type} to a query`);
+        const byClass = samples.get(engineChild.engine)!;
+        byClass.set(queryClass, [...(byClass.get(queryClass) ?? []), ...reply.samples]);
+      }
     }
-    results.push(JSON.parse(line.slice(7)) as EngineResult);
+  }
+  const results: EngineResult[] = [];
+  for (const engineChild of children) {
+    const reply = await engineChild.ask({ cmd: 'finish' });
+    if (reply.type !== 'result') throw new Error(`${engineChild.engine} answered ${reply.type} to finish`);
+    results.push({ ...reply.result, queries: summarize(samples.get(engineChild.engine)!) });
   }
   const ours = results.find((r) => r.engine === 'ours');
   const peer = results.find((r) => r.engine === 'fts5');
@@ -254,4 +353,4 @@ function parent(): void {
 }
 
 if (values.child !== undefined) await child(values.child);
-else parent();
+else await parent();
