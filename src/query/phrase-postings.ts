@@ -1,17 +1,23 @@
 import { NO_MORE_DOCS, type BlockFreqScan, type PostingsIterator } from '../index/generation-view.js';
+import { unpackOne } from '../index/generation/bit-packing.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 
 /**
  * Positions read in place (the on-disk iterator): `preparePositions()` gives the current
- * document's number of positions, `position(i)` one of them, ascending in i.
+ * document's number of positions; position i is then
+ * `unpackOne(packedData, packedAt, packedFirst + i, packedWidth)` (0 when the width is 0),
+ * ascending in i. The check reads these four once per document and unpacks in its own loop.
  */
 export interface PackedPositions {
   preparePositions(): number;
-  position(i: number): number;
+  readonly packedData: DataView;
+  readonly packedAt: number;
+  readonly packedFirst: number;
+  readonly packedWidth: number;
 }
 
 function hasPackedPositions(it: PostingsIterator): it is PostingsIterator & PackedPositions {
-  return 'preparePositions' in it && 'position' in it;
+  return 'preparePositions' in it && 'packedData' in it;
 }
 
 function hasBlockFreqScan(it: PostingsIterator): it is PostingsIterator & BlockFreqScan {
@@ -248,28 +254,36 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
    */
   private countPacked(its: (PostingsIterator & PackedPositions)[]): number {
     const order = this.slotOrder;
-    const leadSlot = order[0];
-    const lead = its[this.slotIt[leadSlot]];
+    const leadSlot = order[0]!;
+    const lead = its[this.slotIt[leadSlot]!]!;
     let n = lead.preparePositions();
     if (this.starts.length < n) this.starts = new Int32Array(Math.max(n, this.starts.length * 2));
     const starts = this.starts;
-    const leadOffset = this.slotOffset[leadSlot];
-    for (let p = 0; p < n; p++) starts[p] = lead.position(p) - leadOffset;
+    const leadOffset = this.slotOffset[leadSlot]!;
+    const leadData = lead.packedData;
+    const leadAt = lead.packedAt;
+    const leadFirst = lead.packedFirst;
+    const leadWidth = lead.packedWidth;
+    for (let p = 0; p < n; p++) starts[p] = (leadWidth === 0 ? 0 : unpackOne(leadData, leadAt, leadFirst + p, leadWidth)) - leadOffset;
     for (let k = 1; k < order.length && n > 0; k++) {
-      const slot = order[k];
-      const it = its[this.slotIt[slot]];
-      const offset = this.slotOffset[slot];
+      const slot = order[k]!;
+      const it = its[this.slotIt[slot]!]!;
+      const offset = this.slotOffset[slot]!;
       const count = it.preparePositions();
       if (count === 0) return 0;
+      const data = it.packedData;
+      const at = it.packedAt;
+      const first = it.packedFirst;
+      const width = it.packedWidth;
       let ptr = 0;
-      let value = it.position(0);
+      let value = width === 0 ? 0 : unpackOne(data, at, first, width);
       let kept = 0;
       for (let i = 0; i < n; i++) {
-        const want = starts[i] + offset;
-        while (value < want && ++ptr < count) value = it.position(ptr);
+        const want = starts[i]! + offset;
+        while (value < want && ++ptr < count) value = width === 0 ? 0 : unpackOne(data, at, first + ptr, width);
         // Starts only increase, so an exhausted list means no later occurrence either.
         if (ptr === count) break;
-        if (value === want) starts[kept++] = starts[i];
+        if (value === want) starts[kept++] = starts[i]!;
       }
       n = kept;
     }

@@ -112,4 +112,27 @@ describe('phrases on disk', () => {
       await index.close();
     }
   });
+
+  it('checks positions packed at width 0 (a term only ever at the start of its documents)', async () => {
+    // "alpha" is at position 0 only, so its positions take no bits at all.
+    const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0, autoMerge: false });
+    try {
+      const bodies = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? 'alpha kilo' : i % 3 === 1 ? 'alpha bravo kilo' : 'alpha'));
+      bodies.forEach((body, i) => index.put({ key: `http://width.test/${i}`, fields: { body } }));
+      await index.commit();
+      const searcher = index.acquireSearcher();
+      try {
+        const count = (terms: string[]) => executeQuery(searcher.generations, { kind: 'phrase', terms }, { k: 10, exhaustive: true }).totalHits;
+        assert.equal(count(['alpha', 'kilo']), 100);
+        assert.equal(count(['alpha', 'bravo']), 100);
+        assert.equal(count(['bravo', 'kilo']), 100);
+        assert.equal(count(['alpha', 'bravo', 'kilo']), 100);
+        assert.equal(count(['kilo', 'alpha']), 0);
+      } finally {
+        searcher.release();
+      }
+    } finally {
+      await index.close();
+    }
+  });
 });

@@ -334,7 +334,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   /**
    * Reading positions in place, for phrase checks: prepares the current document's positions
-   * and returns how many there are; {@link position} then reads one from its packed slot. A
+   * and returns how many there are; `packedData` and the rest then say where they are. A
    * phrase check reads the positions of a common term only up to the last start it tests,
    * and copies none.
    */
@@ -349,10 +349,24 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     return ends[index]! - first;
   }
 
-  /** Position i (0 <= i < the count {@link preparePositions} returned) of the current document. */
-  position(i: number): number {
-    const width = this.positionWidth;
-    return width === 0 ? 0 : unpackOne(this.positionData, this.positionAt, this.runFirst + i, width);
+  // Where the positions preparePositions prepared are: position i of the document is
+  // unpackOne(packedData, packedAt, packedFirst + i, packedWidth), or 0 when the width is 0.
+  // Read once per document by the phrase check, which then unpacks in its own loop.
+
+  get packedData(): DataView {
+    return this.positionData;
+  }
+
+  get packedAt(): number {
+    return this.positionAt;
+  }
+
+  get packedFirst(): number {
+    return this.runFirst;
+  }
+
+  get packedWidth(): number {
+    return this.positionWidth;
   }
 
   positions(): Int32Array {
