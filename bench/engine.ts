@@ -50,7 +50,7 @@ interface EngineResult extends EngineBuild {
 /** An engine with its index built and open, serving the parent's query rounds (see child()). */
 interface OpenEngine {
   runQuery(index: number): void;
-  /** Measures RSS and disk, closes the index and deletes it. */
+  /** Measures RSS and disk and closes the index (the child then deletes its folder). */
   finish(): Promise<EngineBuild>;
 }
 
@@ -246,7 +246,7 @@ interface EngineChild {
 
 /** Starts a child for `engine` and waits until its index is built (null: it failed, reported). */
 function startChild(engine: string): Promise<EngineChild | null> {
-  const args = ['--child', engine, '--runs', String(runs), '--commit-every', values['commit-every']!];
+  const args = ['--child', engine, '--commit-every', values['commit-every']!];
   if (limit !== undefined) args.push('--limit', String(limit));
   if (values.stem === true) args.push('--stem');
   const process_: ChildProcess = fork(fileURLToPath(import.meta.url), args, {

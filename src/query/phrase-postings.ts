@@ -1,11 +1,11 @@
 import { NO_MORE_DOCS, type BlockFreqScan, type PostingsIterator } from '../index/generation-view.js';
-import { unpackOne } from '../index/generation/bit-packing.js';
+import { unpackOneOrZero } from '../index/generation/bit-packing.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 
 /**
  * Positions read in place (the on-disk iterator): `preparePositions()` gives the current
  * document's number of positions; position i is then
- * `unpackOne(packedData, packedAt, packedFirst + i, packedWidth)` (0 when the width is 0),
+ * `unpackOneOrZero(packedData, packedAt, packedFirst + i, packedWidth)`,
  * ascending in i. The check reads these four once per document and unpacks in its own loop.
  */
 export interface PackedPositions {
@@ -264,7 +264,7 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     const leadAt = lead.packedAt;
     const leadFirst = lead.packedFirst;
     const leadWidth = lead.packedWidth;
-    for (let p = 0; p < n; p++) starts[p] = (leadWidth === 0 ? 0 : unpackOne(leadData, leadAt, leadFirst + p, leadWidth)) - leadOffset;
+    for (let p = 0; p < n; p++) starts[p] = unpackOneOrZero(leadData, leadAt, leadFirst + p, leadWidth) - leadOffset;
     for (let k = 1; k < order.length && n > 0; k++) {
       const slot = order[k]!;
       const it = its[this.slotIt[slot]!]!;
@@ -276,11 +276,11 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
       const first = it.packedFirst;
       const width = it.packedWidth;
       let ptr = 0;
-      let value = width === 0 ? 0 : unpackOne(data, at, first, width);
+      let value = unpackOneOrZero(data, at, first, width);
       let kept = 0;
       for (let i = 0; i < n; i++) {
         const want = starts[i]! + offset;
-        while (value < want && ++ptr < count) value = width === 0 ? 0 : unpackOne(data, at, first + ptr, width);
+        while (value < want && ++ptr < count) value = unpackOneOrZero(data, at, first + ptr, width);
         // Starts only increase, so an exhausted list means no later occurrence either.
         if (ptr === count) break;
         if (value === want) starts[kept++] = starts[i]!;

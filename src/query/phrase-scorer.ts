@@ -3,6 +3,9 @@ import { Bm25fScorer, type FieldFrequencies } from './bm25f-scorer.js';
 import type { PhrasePostings } from './phrase-postings.js';
 import type { Saturation } from './similarity.js';
 
+/** Frequencies tested by PhraseScorer.leadFreqNeeded before it leaves the rest to the exact test. */
+const LEAD_FREQ_SEARCH_LIMIT = 64;
+
 /**
  * A phrase scored as a BM25F pseudo-term, like {@link Bm25fScorer}, but in two phases: a
  * document where every term occurs (in some field) is a candidate, and its positions are
@@ -20,9 +23,6 @@ import type { Saturation } from './similarity.js';
  * too. That spares advancing the common terms of the phrase to every document of the rare
  * one, which is most of the work of a phrase such as "security considerations".
  */
-/** Frequencies tested by PhraseScorer.leadFreqNeeded before it leaves the rest to the exact test. */
-const LEAD_FREQ_SEARCH_LIMIT = 64;
-
 export class PhraseScorer extends Bm25fScorer {
   private readonly phrases: PhrasePostings[];
   /** Phrase frequency per field in the current document (0: not verified there). */

@@ -49,6 +49,11 @@ function word(view: DataView, at: number): number {
   return view.getInt32(at, true);
 }
 
+/** Like {@link unpackOne} for any width: a run of width 0 takes no bytes and every value is 0. */
+export function unpackOneOrZero(view: DataView, at: number, index: number, width: number): number {
+  return width === 0 ? 0 : unpackOne(view, at, index, width);
+}
+
 /** Value `index` of the run of `width`-bit values that starts at byte `at` (width > 0). */
 export function unpackOne(view: DataView, at: number, index: number, width: number): number {
   const bit = index * width;

@@ -1,6 +1,6 @@
 import { NO_MORE_DOCS, type BlockFreqScan, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
-import { unpack, unpackDeltas, unpackOne } from './bit-packing.js';
+import { unpack, unpackDeltas, unpackOne, unpackOneOrZero } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
 
 const EMPTY_POSITIONS = new Int32Array(0);
@@ -264,13 +264,17 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   freq(): number {
     // Lists read with positions (phrases) ask for the freqs of most documents they stop at:
     // their block's freqs are decoded at once. Others read the one freq from its slot.
+    if (this.positionsSource !== null && this.freqsBlock !== this.block) this.decodeFreqs();
+    return this.freqInBlock(this.index);
+  }
+
+  /** The freq of document i of the current block (lists read with positions: decoded first). */
+  private freqInBlock(i: number): number {
     if (this.positionsSource !== null) {
-      if (this.freqsBlock !== this.block) this.decodeFreqs();
       const ends = this.freqEnds;
-      const index = this.index;
-      return index === 0 ? ends[0]! : ends[index]! - ends[index - 1]!;
+      return i === 0 ? ends[0]! : ends[i]! - ends[i - 1]!;
     }
-    return this.freqWidth === 0 ? 1 : unpackOne(this.view, this.freqAt, this.index, this.freqWidth) + 1;
+    return this.freqWidth === 0 ? 1 : unpackOne(this.view, this.freqAt, i, this.freqWidth) + 1;
   }
 
   advanceShallow(target: number): number {
@@ -311,22 +315,8 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     let i = this.index + 1;
     // Before the block's first document (or outside any block) it is an ordinary step.
     if (minFreq <= 1 || i === 0 || i >= n) return this.nextDoc();
-    if (this.positionsSource !== null) {
-      // Lists read with positions hold their block's freqs as running sums (see freq()).
-      if (this.freqsBlock !== this.block) this.decodeFreqs();
-      const ends = this.freqEnds;
-      let previous = ends[i - 1]!;
-      while (i < n) {
-        const end = ends[i]!;
-        if (end - previous >= minFreq) break;
-        previous = end;
-        i++;
-      }
-    } else if (this.freqWidth !== 0) {
-      while (i < n && unpackOne(this.view, this.freqAt, i, this.freqWidth) + 1 < minFreq) i++;
-    } else {
-      i = n; // every freq of the block is 1
-    }
+    if (this.positionsSource !== null && this.freqsBlock !== this.block) this.decodeFreqs();
+    while (i < n && this.freqInBlock(i) < minFreq) i++;
     if (i === n) return this.nextBlock();
     this.index = i;
     return (this.current = this.docs[i]!);
@@ -350,7 +340,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   }
 
   // Where the positions preparePositions prepared are: position i of the document is
-  // unpackOne(packedData, packedAt, packedFirst + i, packedWidth), or 0 when the width is 0.
+  // unpackOneOrZero(packedData, packedAt, packedFirst + i, packedWidth).
   // Read once per document by the phrase check, which then unpacks in its own loop.
 
   get packedData(): DataView {
@@ -385,7 +375,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
       }
       const width = this.positionWidth;
       // One position (the usual case of mid-frequency terms) is one slot read.
-      if (freq === 1) this.positionBuffer[0] = width === 0 ? 0 : unpackOne(this.positionData, this.positionAt, start, width);
+      if (freq === 1) this.positionBuffer[0] = unpackOneOrZero(this.positionData, this.positionAt, start, width);
       else unpack(this.positionData, this.positionAt, start, freq, width, 0, this.positionBuffer);
       this.positionsOfDoc = index;
     }
