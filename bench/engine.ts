@@ -2,7 +2,7 @@
  * The engine benchmark: our index engine and SQLite FTS5 doing the same work on the RFC
  * corpus, in the same run, each in its own child process (so RSS is each engine's own).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/engine.js [--limit N] [--runs N] [--engines ours,fts5] [--stem] [--report PATH]
+ *   npx tsc -p tsconfig.json && node dist/bench/engine.js [--limit N] [--runs N] [--engines ours,fts5] [--stem] [--per-query] [--report PATH]
  *
  * For each engine, one after the other: index the corpus as a stream (docs/s, including
  * reading it), commit, wait for background merges; the latency of committing 1,000 new pages
@@ -13,7 +13,8 @@
  * queries after the other's made the ratios move by a third between runs. Last, RSS after a
  * GC with the index open, disk size, and the CPU time of indexing (every thread of the
  * process: what decides docs/s when other processes keep the cores busy). Ratios are FTS5 /
- * ours (above 1: ours is better).
+ * ours (above 1: ours is better). `--per-query` also prints each query's medians and ratio: a
+ * class median is one number, and which queries sit below it is where the work is.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { executeQuery } from '../src/query/execute-query.js';
 import type { Query } from '../src/query/query-tree.js';
 import { Fts5Peer } from './lib/fts5-peer.js';
 import { dirSize, formatBytes, formatMs, median, percentile, printTable, sampleTimes, writeMarkdownReport } from './lib/measure.js';
-import { QUERY_CLASSES, QUERY_SET, type BenchQuery, type QueryClass } from './lib/query-set.js';
+import { QUERY_CLASSES, QUERY_SET, queryLabel, type BenchQuery, type QueryClass } from './lib/query-set.js';
 import { corpusAvailable, corpusMissingMessage, readRfcCorpusBatches, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
 
 /** What a child measures on its own: everything but the query latencies. */
@@ -77,6 +78,7 @@ const { values } = parseArgs({
     'commit-every': { type: 'string', default: '25000' },
     // FTS5's unicode61 tokenizer does not stem: by default ours does not either (the same work).
     stem: { type: 'boolean', default: false },
+    'per-query': { type: 'boolean', default: false },
   },
 });
 const analyzerOptions = { ...DEFAULT_ANALYZER, stem: values.stem === true };
@@ -297,6 +299,7 @@ async function parent(): Promise<void> {
   console.log(`querying (${children.map((c) => c.engine).join(' and ')} taking turns)...`);
   for (const engineChild of children) await engineChild.ask({ cmd: 'warm' });
   const samples = new Map<string, Map<QueryClass, number[]>>(children.map((c) => [c.engine, new Map()]));
+  const perQuery = new Map<string, number[][]>(children.map((c) => [c.engine, QUERY_SET.map(() => [])]));
   for (let q = 0; q < QUERY_SET.length; q++) {
     const queryClass = QUERY_SET[q]!.class;
     // Two halves per query, the engines in turn, who goes first alternating with the query.
@@ -307,6 +310,7 @@ async function parent(): Promise<void> {
         if (reply.type !== 'samples') throw new Error(`${engineChild.engine} answered ${reply.type} to a query`);
         const byClass = samples.get(engineChild.engine)!;
         byClass.set(queryClass, [...(byClass.get(queryClass) ?? []), ...reply.samples]);
+        perQuery.get(engineChild.engine)![q]!.push(...reply.samples);
       }
     }
   }
@@ -344,12 +348,31 @@ async function parent(): Promise<void> {
   metric('RSS (index open)', (r) => r.rssBytes, formatBytes);
   metric('disk', (r) => r.diskBytes, formatBytes);
   printTable(rows);
+  const queryRows = values['per-query'] === true ? perQueryRows(perQuery) : [];
+  if (queryRows.length > 0) printTable(queryRows);
   if (values.report !== undefined) {
     writeMarkdownReport(resolve(values.report), {
       title: 'Engine benchmark: pushsearch vs SQLite FTS5 (RFC corpus)',
-      sections: [{ heading: 'Results', rows }],
+      sections: [{ heading: 'Results', rows }, ...(queryRows.length > 0 ? [{ heading: 'Per query', rows: queryRows }] : [])],
     });
   }
+}
+
+/** One row per query: each engine's median over its runs and FTS5 / ours. */
+function perQueryRows(perQuery: Map<string, number[][]>): Record<string, string>[] {
+  const ours = perQuery.get('ours');
+  const fts5 = perQuery.get('fts5');
+  return QUERY_SET.map((query, q) => {
+    const o = ours === undefined ? undefined : median(ours[q]!);
+    const p = fts5 === undefined ? undefined : median(fts5[q]!);
+    return {
+      class: query.class,
+      query: queryLabel(query),
+      ours: o === undefined ? '-' : formatMs(o),
+      fts5: p === undefined ? '-' : formatMs(p),
+      'fts5/ours': o === undefined || p === undefined || o === 0 ? '' : `${(p / o).toFixed(2)}x`,
+    };
+  });
 }
 
 if (values.child !== undefined) await child(values.child);
