@@ -21,7 +21,7 @@ export async function serveCommand(args: CliArgs): Promise<number | undefined> {
     throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
   }
   try {
-    const server = await startServer({ home, port, host, logger: { level }, handleSignals: true });
+    const server = await startServer({ home, port, host, logger: { level }, handleSignals: true, handleFatalErrors: true });
     server.app.log.info({ home, url: server.url }, `pushsearch listening on ${server.url}`);
   } catch (error) {
     process.stderr.write(`cannot start the server: ${describeError(error)}\n`);

@@ -14,6 +14,15 @@ export interface StartServerOptions extends BuildAppOptions {
    * (the CLI does; tests and embedders usually do not). Default false.
    */
   handleSignals?: boolean;
+  /**
+   * Install handlers for an uncaught exception or an unhandled promise rejection. Either is a
+   * bug, and the process may be in a state nobody planned for. The error is written to the
+   * server log and to `web/log/push.log`. The server then shuts down as it does on SIGTERM
+   * and exits with 1, so that a supervisor restarts it and the journal is replayed. Without
+   * these handlers Node prints the stack to stderr and exits at once, and the log never shows
+   * why. The CLI sets this; embedders keep their own policy. Default false.
+   */
+  handleFatalErrors?: boolean;
   /** Longest a graceful shutdown may take before the process exits with 1. Default 60 s. */
   shutdownTimeoutMs?: number;
 }
@@ -46,11 +55,37 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   let closing: Promise<void> | undefined;
-  let removeSignalHandlers = (): void => {};
-  const close = (): Promise<void> => (closing ??= app.close().finally(() => removeSignalHandlers()));
+  const removers: (() => void)[] = [];
+  const close = (): Promise<void> =>
+    (closing ??= app.close().finally(() => {
+      for (const remove of removers) remove();
+    }));
+  const listen = <A extends unknown[]>(event: string, handler: (...args: A) => void): void => {
+    process.on(event, handler as (...args: unknown[]) => void);
+    removers.push(() => process.off(event, handler as (...args: unknown[]) => void));
+  };
+
+  /** Closes gracefully and exits: with `exitCode` when the close succeeds, 1 when it fails or takes too long. */
+  const shutDownAndExit = (exitCode: number): void => {
+    const timeoutMs = options.shutdownTimeoutMs ?? 60_000;
+    const timer = setTimeout(() => {
+      app.log.error({ timeoutMs }, 'shutdown took too long: exiting');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    close().then(
+      () => {
+        app.log.info('shut down cleanly');
+        process.exit(exitCode);
+      },
+      (error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
 
   if (options.handleSignals === true) {
-    const timeoutMs = options.shutdownTimeoutMs ?? 60_000;
     const onSignal = (signal: NodeJS.Signals): void => {
       if (closing !== undefined) {
         // A second signal: the operator does not want to wait.
@@ -58,28 +93,24 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         process.exit(1);
       }
       app.log.info({ signal }, 'shutting down: finishing in-flight requests, then closing collections');
-      const timer = setTimeout(() => {
-        app.log.error({ timeoutMs }, 'shutdown took too long: exiting');
-        process.exit(1);
-      }, timeoutMs);
-      timer.unref();
-      close().then(
-        () => {
-          app.log.info('shut down cleanly');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          app.log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
+      shutDownAndExit(0);
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    removeSignalHandlers = () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
+    listen('SIGTERM', onSignal);
+    listen('SIGINT', onSignal);
+  }
+
+  if (options.handleFatalErrors === true) {
+    const onFatal = (kind: string, error: unknown): void => {
+      const message = `${kind}: shutting down`;
+      app.log.fatal({ err: error }, message);
+      const e = error as { message?: unknown; stack?: unknown } | null;
+      manager.log.fatal({ err: { message: String(e?.message ?? error), stack: e?.stack } }, message);
+      // A second one while closing: the close itself may be what fails.
+      if (closing !== undefined) process.exit(1);
+      shutDownAndExit(1);
     };
+    listen('uncaughtException', (error: unknown) => onFatal('uncaught exception', error));
+    listen('unhandledRejection', (reason: unknown) => onFatal('unhandled promise rejection', reason));
   }
 
   return { app, manager, bodyBudget, url, port, close };
