@@ -119,13 +119,19 @@ function warmUp(runQuerySet: () => void): void {
   for (let i = 0; i < 3; i++) runQuerySet();
 }
 
-function summarize(times: Map<QueryClass, number[]>): EngineResult['queries'] {
+/** Per class, the median and p99 of its queries' samples taken together (`times[q]`: query q's). */
+function summarize(times: readonly number[][]): EngineResult['queries'] {
   const out = {} as EngineResult['queries'];
   for (const queryClass of QUERY_CLASSES) {
-    const list = times.get(queryClass) ?? [];
+    const list = QUERY_SET.flatMap((query, q) => (query.class === queryClass ? times[q]! : []));
     out[queryClass] = { median: median(list), p99: percentile(list, 99) };
   }
   return out;
+}
+
+/** `a / b` as a ratio for the tables ('' when either is missing). */
+function ratio(a: number | undefined, b: number | undefined): string {
+  return a === undefined || b === undefined || b === 0 ? '' : `${(a / b).toFixed(2)}x`;
 }
 
 /** Microseconds of user + system time (every thread of the process: getrusage RUSAGE_SELF) in ms. */
@@ -298,19 +304,16 @@ async function parent(): Promise<void> {
   }
   console.log(`querying (${children.map((c) => c.engine).join(' and ')} taking turns)...`);
   for (const engineChild of children) await engineChild.ask({ cmd: 'warm' });
-  const samples = new Map<string, Map<QueryClass, number[]>>(children.map((c) => [c.engine, new Map()]));
-  const perQuery = new Map<string, number[][]>(children.map((c) => [c.engine, QUERY_SET.map(() => [])]));
+  // Per engine, per query: its timed runs.
+  const samples = new Map<string, number[][]>(children.map((c) => [c.engine, QUERY_SET.map(() => [])]));
   for (let q = 0; q < QUERY_SET.length; q++) {
-    const queryClass = QUERY_SET[q]!.class;
     // Two halves per query, the engines in turn, who goes first alternating with the query.
     for (let half = 0; half < 2; half++) {
       const order = (q + half) % 2 === 0 ? children : [...children].reverse();
       for (const engineChild of order) {
         const reply = await engineChild.ask({ cmd: 'sample', query: q, runs: half === 0 ? Math.ceil(runs / 2) : Math.floor(runs / 2), warmups: half === 0 ? 2 : 0 });
         if (reply.type !== 'samples') throw new Error(`${engineChild.engine} answered ${reply.type} to a query`);
-        const byClass = samples.get(engineChild.engine)!;
-        byClass.set(queryClass, [...(byClass.get(queryClass) ?? []), ...reply.samples]);
-        perQuery.get(engineChild.engine)![q]!.push(...reply.samples);
+        samples.get(engineChild.engine)![q]!.push(...reply.samples);
       }
     }
   }
@@ -322,7 +325,6 @@ async function parent(): Promise<void> {
   }
   const ours = results.find((r) => r.engine === 'ours');
   const peer = results.find((r) => r.engine === 'fts5');
-  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? '' : `${(a / b).toFixed(2)}x`);
   const rows: Record<string, string | number>[] = [];
   const metric = (name: string, get: (r: EngineResult) => number, format: (v: number) => string, higherIsBetter = false) => {
     const o = ours === undefined ? undefined : get(ours);
@@ -348,7 +350,7 @@ async function parent(): Promise<void> {
   metric('RSS (index open)', (r) => r.rssBytes, formatBytes);
   metric('disk', (r) => r.diskBytes, formatBytes);
   printTable(rows);
-  const queryRows = values['per-query'] === true ? perQueryRows(perQuery) : [];
+  const queryRows = values['per-query'] === true ? perQueryRows(samples) : [];
   if (queryRows.length > 0) printTable(queryRows);
   if (values.report !== undefined) {
     writeMarkdownReport(resolve(values.report), {
@@ -359,9 +361,9 @@ async function parent(): Promise<void> {
 }
 
 /** One row per query: each engine's median over its runs and FTS5 / ours. */
-function perQueryRows(perQuery: Map<string, number[][]>): Record<string, string>[] {
-  const ours = perQuery.get('ours');
-  const fts5 = perQuery.get('fts5');
+function perQueryRows(samples: Map<string, number[][]>): Record<string, string>[] {
+  const ours = samples.get('ours');
+  const fts5 = samples.get('fts5');
   return QUERY_SET.map((query, q) => {
     const o = ours === undefined ? undefined : median(ours[q]!);
     const p = fts5 === undefined ? undefined : median(fts5[q]!);
@@ -370,7 +372,7 @@ function perQueryRows(perQuery: Map<string, number[][]>): Record<string, string>
       query: queryLabel(query),
       ours: o === undefined ? '-' : formatMs(o),
       fts5: p === undefined ? '-' : formatMs(p),
-      'fts5/ours': o === undefined || p === undefined || o === 0 ? '' : `${(p / o).toFixed(2)}x`,
+      'fts5/ours': ratio(p, o),
     };
   });
 }
