@@ -26,6 +26,10 @@ export class SearchHome {
     this.root = resolve(root);
   }
 
+  /** Locked by the running server (see `home-lock.ts`). */
+  get serverLockFile(): string {
+    return join(this.root, 'server.lock');
+  }
   get confFolder(): string {
     return join(this.root, 'conf');
   }

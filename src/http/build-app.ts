@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { CollectionManager } from '../collection/collection-manager.js';
 import { parseCfg } from '../collection/config/cfg-file.js';
 import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
+import { HomeLock } from '../collection/home-lock.js';
 import { createPushLog, type PushLog } from '../collection/push-log.js';
 import { SearchHome } from '../collection/search-home.js';
 import type { Authenticator } from '../security/authenticator.js';
@@ -75,7 +76,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
  * Builds the HTTP application without listening (`app.listen()` is the caller's; tests use
- * `app.inject()`): creates the `$SEARCH_HOME` layout, opens `web/log/push.log`, reads
+ * `app.inject()`): creates the `$SEARCH_HOME` layout, locks the home for this server
+ * (`HOME_IN_USE` when another one holds it; see `home-lock.ts`), opens `web/log/push.log`, reads
  * `conf/global.cfg` (a bad value stops here with `CONFIG_INVALID`), opens the users of
  * `conf/users.json` (creating `admin` on first start, see `src/security/`), and registers the
  * push API under every prefix of {@link PUSH_API_PREFIXES}, the account routes under
@@ -87,11 +89,22 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * are ours (5xx) are written to push.log with the request id, never to the client. Request
  * ids come from a valid `X-Request-Id` request header, else are generated, and are echoed
  * in the `X-Request-Id` response header and in every log line. Closing the app (after the
- * in-flight requests) stops every collection.
+ * in-flight requests) stops every collection, then unlocks the home.
  */
 export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const home = new SearchHome(options.home);
   home.ensureLayout();
+  // One server per home (HOME_IN_USE otherwise): held until every collection is closed.
+  const lock = HomeLock.acquire(home.serverLockFile, home.root);
+  try {
+    return await buildOnLockedHome(home, lock, options);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function buildOnLockedHome(home: SearchHome, lock: HomeLock, options: BuildAppOptions): Promise<BuiltApp> {
   const globalConfig = readGlobalConfig(home);
   const pushLog = createPushLog(home.pushLogFile);
   const manager = new CollectionManager(home, pushLog);
@@ -201,7 +214,11 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
 
   // onClose runs after the server stopped listening and in-flight requests finished.
   app.addHook('onClose', async () => {
-    await manager.closeAll();
+    try {
+      await manager.closeAll();
+    } finally {
+      lock.release();
+    }
   });
 
   return { app, manager, globalConfig, bodyBudget, auth };

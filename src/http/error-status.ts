@@ -68,6 +68,8 @@ const STATUS_BY_CODE = {
   INDEX_WORKER_FAILED: 500,
   // conf/users.json is damaged: the server does not start.
   USERS_FILE_CORRUPT: 500,
+  // Another server holds $SEARCH_HOME: this one does not start.
+  HOME_IN_USE: 500,
   INTERNAL: 500,
   // 503: try again later (the route adds Retry-After).
   UPGRADE_PREPARING: 503,

@@ -48,7 +48,13 @@ export interface RunningServer {
 /** Builds the app and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { app, manager, bodyBudget } = await buildApp(options);
-  await app.listen({ port: options.port ?? 8080, host: options.host ?? '127.0.0.1' });
+  try {
+    await app.listen({ port: options.port ?? 8080, host: options.host ?? '127.0.0.1' });
+  } catch (error) {
+    // E.g. the port is taken: give the home back (collections, lock) before reporting it.
+    await app.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8080);
   const host = options.host ?? '127.0.0.1';

@@ -1,0 +1,67 @@
+/**
+ * One server per $SEARCH_HOME: a second one, in another process or the same, is refused with
+ * HOME_IN_USE and changes nothing; the lock goes with the server, also when it is killed.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import { describe, it } from 'node:test';
+import { buildApp } from '../../src/http/build-app.js';
+import { ADMIN_PASSWORD, keyQuery, MAIN, requestAsAdmin, spawnServer, tempHome, TEST_SECURITY, testApp } from './helpers.js';
+
+describe('one server per SEARCH_HOME', () => {
+  it('a second app on the same home is refused (HOME_IN_USE) until the first is closed', async () => {
+    const first = await testApp(['docs']);
+    try {
+      await assert.rejects(buildApp({ home: first.home, security: TEST_SECURITY }), (error: { code?: string; message?: string }) => {
+        assert.equal(error.code, 'HOME_IN_USE');
+        assert.match(error.message ?? '', /in use by another pushsearch server: stop that one first/);
+        assert.ok(error.message?.includes(first.home), 'the message names the home');
+        return true;
+      });
+      // The refused one changed nothing: the first still serves.
+      const put = await first.app.inject({ method: 'PUT', url: `/push-api/v2/collections/docs/documents${keyQuery('local:a')}`, payload: 'still here', headers: { 'content-type': 'text/plain' } });
+      assert.equal(put.statusCode, 200);
+      await first.app.close();
+      const second = await buildApp({ home: first.home, security: TEST_SECURITY });
+      const got = await second.app.inject({
+        method: 'GET',
+        url: `/push-api/v2/collections/docs/documents${keyQuery('local:a')}`,
+        headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}` },
+      });
+      assert.equal(got.statusCode, 200);
+      await second.app.close();
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('a second CLI server exits 1 naming the home; after kill -9 of the first, the next one starts at once', async () => {
+    const { home, cleanup } = tempHome();
+    const agent = new http.Agent({ keepAlive: false });
+    try {
+      const first = await spawnServer(home);
+      const second = spawnSync(process.execPath, [MAIN, 'serve', '--home', home, '--port', '0'], {
+        env: { ...process.env, SEARCH_ADMIN_PASSWORD: ADMIN_PASSWORD },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(second.status, 1);
+      assert.match(second.stderr, /HOME_IN_USE/);
+      assert.match(second.stderr, /in use by another pushsearch server/);
+      assert.ok(second.stderr.includes(home), 'the message names the home');
+      assert.equal((await requestAsAdmin(first.port, agent, 'GET', '/health')).status, 200, 'the first one still serves');
+
+      first.child.kill('SIGKILL');
+      assert.equal(await first.exited, null);
+      // The kernel dropped the lock with the process: no stale lock to clear by hand.
+      const third = await spawnServer(home);
+      assert.equal((await requestAsAdmin(third.port, agent, 'GET', '/health')).status, 200);
+      third.child.kill('SIGTERM');
+      assert.equal(await third.exited, 0);
+    } finally {
+      agent.destroy();
+      cleanup();
+    }
+  });
+});
