@@ -13,7 +13,7 @@ export const collectionCommand: Command = {
        pushsearch collection delete NAME
 With --url (or PUSHSEARCH_URL) through the server's admin API (--user, --password as for
 every server command; needs sec.administer); otherwise offline on --home DIR [SEARCH_HOME]
-(default ./search-home), with the server stopped.
+(default ./search-home), with the server stopped (create and delete are refused while it runs).
   --meta A,B    create a meta collection searching push collections A and B
   --json        print the answer as JSON`,
   async run(args) {
@@ -51,20 +51,38 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
     const { CollectionManager } = await import('../collection/collection-manager.js');
     const { silentPushLog } = await import('../collection/push-log.js');
     const { SearchHome } = await import('../collection/search-home.js');
-    const manager = new CollectionManager(new SearchHome(home), silentPushLog());
+    const { HomeLock } = await import('../collection/home-lock.js');
+    const searchHome = new SearchHome(home);
+    const manager = new CollectionManager(searchHome, silentPushLog());
     if (action === 'list') {
       const collections = manager.list();
       if (json) printJson({ collections });
       else for (const info of collections) process.stdout.write(`${info.name}\t${info.type}\n`);
-    } else if (action === 'create') {
-      manager.create(name!, members === undefined ? 'push' : 'meta', members ?? []);
-      if (json) printJson({ message: `${members === undefined ? 'push' : 'meta'} collection ${name} created`, home });
-      else process.stdout.write(`created ${members === undefined ? 'push' : 'meta'} collection ${name} in ${home}\n`);
-    } else {
-      if (!manager.exists(name!)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist in ${home}`);
-      await manager.delete(name!);
-      if (json) printJson({ message: `collection ${name} deleted` });
-      else process.stdout.write(`deleted collection ${name}\n`);
+      return EXIT.OK;
+    }
+    // Changing collections under a running server (deleting the folder of one it has open)
+    // would break it: offline changes need the server stopped, and its lock says whether it is.
+    let lock;
+    try {
+      lock = HomeLock.acquire(searchHome.serverLockFile, searchHome.root);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'HOME_IN_USE') throw error;
+      const hint = `${action} the collection through it (--url, e.g. --url http://127.0.0.1:8080), or stop it first`;
+      throw new SearchError('HOME_IN_USE', `a server is running on ${searchHome.root}: ${hint}`);
+    }
+    try {
+      if (action === 'create') {
+        manager.create(name!, members === undefined ? 'push' : 'meta', members ?? []);
+        if (json) printJson({ message: `${members === undefined ? 'push' : 'meta'} collection ${name} created`, home });
+        else process.stdout.write(`created ${members === undefined ? 'push' : 'meta'} collection ${name} in ${home}\n`);
+      } else {
+        if (!manager.exists(name!)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist in ${home}`);
+        await manager.delete(name!);
+        if (json) printJson({ message: `collection ${name} deleted` });
+        else process.stdout.write(`deleted collection ${name}\n`);
+      }
+    } finally {
+      lock.release();
     }
     return EXIT.OK;
   },

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/http/build-app.js';
 import { ADMIN_PASSWORD, keyQuery, MAIN, requestAsAdmin, spawnServer, tempHome, TEST_SECURITY, testApp } from './helpers.js';
@@ -36,7 +38,7 @@ describe('one server per SEARCH_HOME', () => {
     }
   });
 
-  it('a second CLI server exits 1 naming the home; after kill -9 of the first, the next one starts at once', async () => {
+  it('a second CLI server exits 1 naming the home, offline collection changes are refused; after kill -9 of the first, the next one starts at once', async () => {
     const { home, cleanup } = tempHome();
     const agent = new http.Agent({ keepAlive: false });
     try {
@@ -52,6 +54,14 @@ describe('one server per SEARCH_HOME', () => {
       assert.ok(second.stderr.includes(home), 'the message names the home');
       assert.equal((await requestAsAdmin(first.port, agent, 'GET', '/health')).status, 200, 'the first one still serves');
 
+      // Offline collection changes need the server stopped: refused, nothing changed; listing is fine.
+      const cli = (args: string[]) => spawnSync(process.execPath, [MAIN, 'collection', ...args, '--home', home], { encoding: 'utf8', timeout: 30_000 });
+      const create = cli(['create', 'offline']);
+      assert.equal(create.status, 1);
+      assert.match(create.stderr, /HOME_IN_USE: a server is running on .*: create the collection through it \(--url/);
+      assert.equal(existsSync(join(home, 'conf', 'offline')), false, 'nothing created');
+      assert.equal(cli(['list']).status, 0);
+
       first.child.kill('SIGKILL');
       assert.equal(await first.exited, null);
       // The kernel dropped the lock with the process: no stale lock to clear by hand.
@@ -59,6 +69,10 @@ describe('one server per SEARCH_HOME', () => {
       assert.equal((await requestAsAdmin(third.port, agent, 'GET', '/health')).status, 200);
       third.child.kill('SIGTERM');
       assert.equal(await third.exited, 0);
+      // With no server running, the offline change goes through (and gives the lock back).
+      assert.equal(cli(['create', 'offline']).status, 0);
+      assert.equal(existsSync(join(home, 'conf', 'offline', 'collection.cfg')), true);
+      assert.equal(cli(['delete', 'offline']).status, 0);
     } finally {
       agent.destroy();
       cleanup();
