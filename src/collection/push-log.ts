@@ -17,6 +17,15 @@ export function createPushLog(file: string): PushLog {
   );
 }
 
+/**
+ * The `err` field of a push.log line for any thrown value: its message (the value itself when
+ * it has none), and its code, stack and details when it has them.
+ */
+export function errorForLog(error: unknown): { message: string; code: unknown; stack: unknown; details: unknown } {
+  const e = error as { message?: unknown; stack?: unknown; code?: unknown; details?: unknown } | null | undefined;
+  return { message: String(e?.message ?? error), code: e?.code, stack: e?.stack, details: e?.details };
+}
+
 /** A push log that writes nowhere (library use and tests that do not read it). */
 export function silentPushLog(): PushLog {
   return pino({ level: 'silent' });

@@ -8,7 +8,7 @@ import { CollectionManager } from '../collection/collection-manager.js';
 import { parseCfg } from '../collection/config/cfg-file.js';
 import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
 import { HomeLock } from '../collection/home-lock.js';
-import { createPushLog, type PushLog } from '../collection/push-log.js';
+import { createPushLog, errorForLog, type PushLog } from '../collection/push-log.js';
 import { SearchHome } from '../collection/search-home.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { openSecurity, type SecurityOptions } from '../security/open-security.js';
@@ -245,14 +245,13 @@ function logInternal(
   request: { requestId: string; method: string; url: string; collection: unknown },
   error: unknown,
 ): void {
-  const e = error as { message?: unknown; stack?: unknown; code?: unknown; details?: unknown };
   log.error(
     {
       ...(typeof request.collection === 'string' ? { collection: request.collection } : {}),
       requestId: request.requestId,
       method: request.method,
       url: request.url,
-      err: { message: String(e?.message ?? error), code: e?.code, stack: e?.stack, details: e?.details },
+      err: errorForLog(error),
     },
     'request failed',
   );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CollectionManager } from '../collection/collection-manager.js';
+import { errorForLog } from '../collection/push-log.js';
 import type { ByteBudget } from './byte-budget.js';
 import { buildApp, type BuildAppOptions } from './build-app.js';
 
@@ -109,8 +110,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const onFatal = (kind: string, error: unknown): void => {
       const message = `${kind}: shutting down`;
       app.log.fatal({ err: error }, message);
-      const e = error as { message?: unknown; stack?: unknown } | null;
-      manager.log.fatal({ err: { message: String(e?.message ?? error), stack: e?.stack } }, message);
+      manager.log.fatal({ err: errorForLog(error) }, message);
       // A second one while closing: the close itself may be what fails.
       if (closing !== undefined) process.exit(1);
       shutDownAndExit(1);
