@@ -86,6 +86,7 @@ export class Fts5Peer {
   private readonly insertStatement: Database.Statement<[string, string, string]>;
   private readonly searchStatement: Database.Statement<[string, number], Fts5Hit>;
   private readonly countStatement: Database.Statement<[string], { n: number }>;
+  private readonly countUpToStatement: Database.Statement<[string, number], { n: number }>;
   private readonly insertMany: (pages: readonly RfcPage[]) => void;
 
   private constructor(folder: string, db: Database.Database) {
@@ -97,6 +98,8 @@ export class Fts5Peer {
         `ORDER BY bm25(pages, ${BM25_WEIGHTS}) LIMIT ?`,
     );
     this.countStatement = db.prepare('SELECT count(*) AS n FROM pages WHERE pages MATCH ?');
+    // The LIMIT inside stops FTS5's scan at the limit-th match.
+    this.countUpToStatement = db.prepare('SELECT count(*) AS n FROM (SELECT rowid FROM pages WHERE pages MATCH ? LIMIT ?)');
     this.insertMany = db.transaction((pages: readonly RfcPage[]) => {
       for (const page of pages) this.insertStatement.run(page.key, page.title, page.text);
     });
@@ -158,6 +161,11 @@ export class Fts5Peer {
   /** How many pages match the query (all of them, not only the top k). */
   count(query: BenchQuery): number {
     return this.countStatement.get(toFts5Match(query))?.n ?? 0;
+  }
+
+  /** How many pages match the query, counting no further than `limit` (what an engine that counts exactly up to a threshold does). */
+  countUpTo(query: BenchQuery, limit: number): number {
+    return this.countUpToStatement.get(toFts5Match(query), limit)?.n ?? 0;
   }
 
   /**

@@ -103,6 +103,14 @@ void describe('Fts5Peer', () => {
     assert.deepEqual(keysOf(peer, q('single', 'near')), [6]);
   });
 
+  void it('counts matches up to a limit, as an engine that counts exactly up to a threshold does', () => {
+    // "the" is on pages 3 and 4, "lorem" on 1 and 2: four pages match either.
+    assert.equal(peer.countUpTo(q('or', 'the lorem'), 10), 4);
+    assert.equal(peer.countUpTo(q('or', 'the lorem'), 3), 3);
+    assert.equal(peer.countUpTo(q('phrase', 'message body'), 3), 1);
+    assert.equal(peer.countUpTo(q('single', 'absent'), 3), 0);
+  });
+
   void it('returns at most k hits', () => {
     assert.equal(peer.search(q('single', 'the'), 1).length, 1);
     assert.equal(peer.search(q('or', 'the lorem'), 10).length, 4);
