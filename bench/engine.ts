@@ -51,7 +51,7 @@ interface EngineBuild {
  * What a query is asked, the same of both engines:
  * - `top10`: the 10 best pages by BM25, nothing more (FTS5: `ORDER BY bm25 LIMIT 10`, the
  *   statement its reference numbers are quoted for). Ours counts matches only as far as the
- *   top 10 needs (`totalHitsThreshold` 10), as FTS5's statement counts none.
+ *   top 10 needs (`totalHitsThreshold` = k), as FTS5's statement counts none.
  * - `counted`: the top 10 and the number of matching pages, exact up to 1,000 (what a results
  *   page shows; our engine's default). FTS5 runs the same top-10 statement, then counts the
  *   matches up to 1,001 (its scan stops there, as our counting does past 1,000).
@@ -60,6 +60,8 @@ interface EngineBuild {
 type QueryTask = 'top10' | 'counted';
 const QUERY_TASKS: readonly QueryTask[] = ['top10', 'counted'];
 const TASK_LABEL: Record<QueryTask, string> = { top10: 'top 10', counted: 'top 10 + count' };
+/** Hits per query, on both engines. */
+const TOP_K = 10;
 /** Matches counted exactly, in the `counted` task (our engine's default threshold). */
 const COUNTED_UP_TO = DEFAULT_TOTAL_HITS_THRESHOLD;
 
@@ -209,7 +211,7 @@ async function openOurs(dir: string): Promise<OpenEngine> {
   const trees = QUERY_SET.map(ourQuery);
   return {
     runQuery: (i, task) =>
-      executeQuery(searcher.generations, trees[i]!, { k: 10, totalHitsThreshold: task === 'top10' ? 10 : COUNTED_UP_TO }),
+      executeQuery(searcher.generations, trees[i]!, { k: TOP_K, totalHitsThreshold: task === 'top10' ? TOP_K : COUNTED_UP_TO }),
     finish: async () => {
       searcher.release();
       const rssBytes = gcRss();
@@ -240,7 +242,7 @@ async function openFts5(dir: string): Promise<OpenEngine> {
   for (let round = 0; round < 5; round++) commitMs.push(peer.commitLatency(commitPages(round)));
   return {
     runQuery: (i, task) => {
-      peer.search(QUERY_SET[i]!, 10);
+      peer.search(QUERY_SET[i]!, TOP_K);
       if (task === 'counted') peer.countUpTo(QUERY_SET[i]!, COUNTED_UP_TO + 1);
     },
     finish: async () => {
