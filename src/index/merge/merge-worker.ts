@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { FsDirectory } from '../store/fs-directory.js';
 import { mergeGenerations, type MergeInput } from '../generation/merge-generations.js';
+import { nameThisThread, THREAD_NAMES } from '../thread-name.js';
 
 interface MergeJob {
   path: string;
@@ -16,6 +17,7 @@ interface MergeJob {
   stop: SharedArrayBuffer;
 }
 
+nameThisThread(THREAD_NAMES.merge);
 const job = workerData as MergeJob;
 const stop = new Int32Array(job.stop);
 try {

@@ -13,6 +13,7 @@ import { Schema, type SchemaOptions } from '../schema.js';
 import { FsDirectory } from '../store/fs-directory.js';
 import { transferablesOf } from '../generation/buffer-source.js';
 import { flushPart, writeParts, type FlushPart } from './flushed-generation.js';
+import { nameThisThread, THREAD_NAMES } from '../thread-name.js';
 
 export type ToIndexingWorker =
   | { type: 'ops'; ops: StagedOp[] }
@@ -33,6 +34,7 @@ interface Setup {
   ramBufferBytes: number;
 }
 
+nameThisThread(THREAD_NAMES.indexing);
 const setup = workerData as Setup;
 const schema = new Schema(setup.schema);
 const dir = new FsDirectory(setup.path);
