@@ -4,7 +4,9 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { readThreadCpu, threadCpuBetween } from '../../bench/lib/thread-cpu.js';
 
-const threadNameModule = pathToFileURL(new URL('../../src/index/thread-name.js', import.meta.url).pathname).href;
+const threadNameModule = pathToFileURL(
+  new URL('../../src/index/thread-name.js', import.meta.url).pathname,
+).href;
 
 /** A thread that names itself as the engine's indexing threads do, burns `ms` of CPU, then waits to be ended. */
 function busyNamedThread(ms: number): Promise<Worker> {

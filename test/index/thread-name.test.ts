@@ -22,31 +22,45 @@ after(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-describe('thread names', { skip: process.platform !== 'linux' && 'thread names are read from Linux /proc' }, () => {
-  it('indexing and merge threads carry their names while they work, so an operator can tell them apart', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'pushsearch-threads-'));
-    folders.push(folder);
-    const index = await SearchIndex.open({ directory: folder, indexThreads: 2, mergeThreads: 1, autoMerge: false });
-    try {
-      assert.equal(threadNames().filter((name) => name === THREAD_NAMES.indexing).length, 0, 'indexing threads start on demand');
-      for (let round = 0; round < 3; round++) {
-        for (let i = 0; i < 200; i++) index.put({ key: `http://x/${round}/${i}`, fields: { body: `alpha ${round} ${i}` }, stored: {} });
-        await index.commit();
+describe(
+  'thread names',
+  { skip: process.platform !== 'linux' && 'thread names are read from Linux /proc' },
+  () => {
+    it('indexing and merge threads carry their names while they work, so an operator can tell them apart', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'pushsearch-threads-'));
+      folders.push(folder);
+      const index = await SearchIndex.open({
+        directory: folder,
+        indexThreads: 2,
+        mergeThreads: 1,
+        autoMerge: false,
+      });
+      try {
+        assert.equal(
+          threadNames().filter((name) => name === THREAD_NAMES.indexing).length,
+          0,
+          'indexing threads start on demand',
+        );
+        for (let round = 0; round < 3; round++) {
+          for (let i = 0; i < 200; i++)
+            index.put({ key: `http://x/${round}/${i}`, fields: { body: `alpha ${round} ${i}` }, stored: {} });
+          await index.commit();
+        }
+        assert.equal(threadNames().filter((name) => name === THREAD_NAMES.indexing).length, 2);
+        // A merge thread lives only while it merges: look for it until the merge ends.
+        let sawMergeThread = false;
+        const merge = index.forceMerge();
+        let done = false;
+        void merge.finally(() => (done = true));
+        while (!done) {
+          if (threadNames().includes(THREAD_NAMES.merge)) sawMergeThread = true;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await merge;
+        assert.ok(sawMergeThread, 'a thread named ps-merge ran the merge');
+      } finally {
+        await index.close();
       }
-      assert.equal(threadNames().filter((name) => name === THREAD_NAMES.indexing).length, 2);
-      // A merge thread lives only while it merges: look for it until the merge ends.
-      let sawMergeThread = false;
-      const merge = index.forceMerge();
-      let done = false;
-      void merge.finally(() => (done = true));
-      while (!done) {
-        if (threadNames().includes(THREAD_NAMES.merge)) sawMergeThread = true;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      await merge;
-      assert.ok(sawMergeThread, 'a thread named ps-merge ran the merge');
-    } finally {
-      await index.close();
-    }
-  });
-});
+    });
+  },
+);
