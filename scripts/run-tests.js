@@ -4,7 +4,7 @@
 // Usage: node scripts/run-tests.js [--long] [filter-substring...]
 // --long also runs `*.long.test.js` files and the many-iteration variants (PUSHSEARCH_LONG_TESTS=1).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,7 +31,9 @@ if (files.length === 0) {
   process.exit(1);
 }
 mkdirSync('.tmp', { recursive: true });
-const tapFile = join('.tmp', 'test-results.tap');
+// Each run reads its own TAP file (two runs at once in one checkout must not count each other's
+// results); the last one is also copied to .tmp/test-results.tap for reading afterwards.
+const tapFile = join('.tmp', `test-results-${process.pid}.tap`);
 const result = spawnSync(
   process.execPath,
   [
@@ -47,6 +49,7 @@ const result = spawnSync(
   { stdio: 'inherit', env: long ? { ...process.env, PUSHSEARCH_LONG_TESTS: '1' } : process.env },
 );
 const tap = readFileSync(tapFile, 'utf8');
+renameSync(tapFile, join('.tmp', 'test-results.tap'));
 const count = (label) => Number((tap.match(new RegExp(`^# ${label} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
 const passed = count('pass');
 const failed = count('fail') + count('cancelled');

@@ -11,6 +11,7 @@ import { FileJournal } from '../journal/file-journal.js';
 import { decodeChange, encodeChange, type ChangeRecord } from './change-record.js';
 import { loadCollectionSettings, type CollectionSettings } from './collection-settings.js';
 import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
+import { appendGenerationLog } from './generation-logs.js';
 import { runFilterChain } from './filters/filter-chain.js';
 import { canonicalizeKey } from './key.js';
 import type { PushLog } from './push-log.js';
@@ -728,9 +729,7 @@ export class PushCollection {
 
   private writeGenerationLog(generation: number, file: string, entry: Record<string, unknown>): void {
     try {
-      const folder = this.home.generationLogFolder(this.name, generation);
-      mkdirSync(folder, { recursive: true });
-      writeFileSync(join(folder, file), JSON.stringify(entry) + '\n', { flag: 'a' });
+      appendGenerationLog(this.home.generationLogFolder(this.name, generation), file, entry);
     } catch (error) {
       this.log.error({ collection: this.name, generation, err: { message: (error as Error).message } }, 'cannot write generation log');
     }

@@ -1,0 +1,33 @@
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * How many generations keep their pipeline step output (`live/log/{generation}-/`). A
+ * collection committed every second writes a generation a second; without a bound their
+ * folders would pile up forever (merges retire generations, not their logs). Generation
+ * numbers only grow, so the newest folders are the highest numbers.
+ */
+export const GENERATION_LOGS_KEPT = 100;
+
+const GENERATION_LOG_FOLDER = /^(\d+)-$/;
+
+/**
+ * Appends one JSON line to `file` in a generation's log folder (`folder`, see
+ * SearchHome.generationLogFolder), then removes the folders of all but the newest
+ * {@link GENERATION_LOGS_KEPT} generations beside it. Throws when the line cannot be written.
+ */
+export function appendGenerationLog(folder: string, file: string, entry: Record<string, unknown>): void {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, file), JSON.stringify(entry) + '\n', { flag: 'a' });
+  pruneGenerationLogs(dirname(folder), GENERATION_LOGS_KEPT);
+}
+
+/** Removes the generation log folders under `logRoot` but the `keep` newest; other entries are left alone. */
+export function pruneGenerationLogs(logRoot: string, keep: number): void {
+  const generations = readdirSync(logRoot)
+    .map((name) => GENERATION_LOG_FOLDER.exec(name))
+    .filter((match) => match !== null)
+    .map((match) => ({ name: match[0], generation: Number(match[1]) }))
+    .sort((a, b) => b.generation - a.generation);
+  for (const old of generations.slice(keep)) rmSync(join(logRoot, old.name), { recursive: true, force: true });
+}
