@@ -1,0 +1,212 @@
+/**
+ * Commit latency on a large collection: how long after a commit of `--staged` changes (10,000
+ * by default) they are searchable, in a collection of `--docs` RFC pages (200,000 by default),
+ * through the real server (`pushsearch serve` in a child process) and the real client.
+ *
+ * 1. Load: every page PUT once (64 keep-alive connections), committed every 10,000 changes
+ *    as the default auto-commit would, then a quiet wait until no merge runs.
+ * 2. Rounds: each PUTs `--staged` replacements of random pages (their text plus a word of
+ *    their own, `zqr<round>d<i>`), then, the moment the last PUT was acknowledged, asks for
+ *    a commit with `wait=true` and searches for the words of five of the round's pages until
+ *    each is found once. Printed per round: the commit's own time and the time from asking
+ *    for the commit until all five were found (what a user of the search sees); then medians.
+ *
+ * Auto-commit is off (`push.auto-commit.max-changes=0`, `timeout-seconds=0`) so that every
+ * round's commit holds exactly its staged changes; merges run as usual.
+ *
+ * Usage: node dist/bench/commit-latency.js [--docs 200000] [--staged 10000] [--rounds 5] [--connections 64] [--folder <dir>]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PushClient } from '../src/client/push-client.js';
+import { CollectionManager } from '../src/collection/collection-manager.js';
+import { silentPushLog } from '../src/collection/push-log.js';
+import { SearchHome } from '../src/collection/search-home.js';
+import { formatMs, median } from './lib/measure.js';
+import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    docs: { type: 'string', default: '200000' },
+    staged: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '64' },
+    folder: { type: 'string' },
+  },
+});
+
+const COLLECTION = 'bench';
+const PASSWORD = 'bench-password-1';
+/** The load commits every this many changes, as the default `push.auto-commit.max-changes` would. */
+const LOAD_COMMIT_EVERY = 10_000;
+/** Pages of each round whose words are searched for after its commit. */
+const PROBES = 5;
+
+const docs = Number(values.docs);
+const staged = Number(values.staged);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+
+if (!corpusAvailable()) {
+  console.log(corpusMissingMessage());
+} else {
+  await run();
+}
+
+async function run(): Promise<void> {
+  const folder = resolve(values.folder ?? join(repositoryRoot(), 'bench', 'results', 'tmp'));
+  mkdirSync(folder, { recursive: true });
+  const home = mkdtempSync(join(folder, 'commit-latency-'));
+  let server: ChildProcess | undefined;
+  let client: PushClient | undefined;
+  try {
+    const pages = await loadRfcCorpusIntoMemory(docs);
+    if (pages.length < docs) throw new Error(`the corpus has ${pages.length} pages, fewer than --docs ${docs}`);
+    new CollectionManager(new SearchHome(home), silentPushLog()).create(COLLECTION, 'push');
+    appendFileSync(join(home, 'conf', COLLECTION, 'collection.cfg'), 'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n');
+    const port = await freePort();
+    server = startServer(home, port);
+    client = new PushClient({ url: `http://127.0.0.1:${port}`, user: 'admin', password: PASSWORD, maxSockets: connections });
+    await waitForHealth(client, server);
+    console.log(
+      `commit-latency: ${docs} RFC pages loaded, then ${rounds} rounds of ${staged} staged replacements and a commit; ` +
+        `${connections} connections; data in ${home}`,
+    );
+
+    const loadStarted = performance.now();
+    for (let from = 0; from < pages.length; from += LOAD_COMMIT_EVERY) {
+      await putAll(client, pages.slice(from, from + LOAD_COMMIT_EVERY).map((page) => ({ key: page.key, text: page.text })));
+      await client.commit(COLLECTION, true);
+    }
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    const quiet = await waitForMerges(client);
+    const loaded = await client.state(COLLECTION);
+    console.log(
+      `load: ${docs} pages in ${loadSeconds.toFixed(1)} s (${(docs / loadSeconds).toFixed(0)} docs/s, commits every ${LOAD_COMMIT_EVERY}); ` +
+        `merges settled ${quiet.toFixed(1)} s later: ${loaded.documents} documents in ${loaded.generations} generations`,
+    );
+
+    const commitMs: number[] = [];
+    const searchableMs: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const chosen = sample(pages, staged);
+      const changes = chosen.map((page, i) => ({ key: page.key, text: `${page.text}\n${wordOf(round, i)}\n` }));
+      const putStarted = performance.now();
+      await putAll(client, changes);
+      const putSeconds = (performance.now() - putStarted) / 1000;
+      const probes = Array.from({ length: PROBES }, (_, i) => Math.floor(((i + 1) * staged) / PROBES) - 1);
+      const asked = performance.now();
+      const commit = await client.commit(COLLECTION, true);
+      const committed = performance.now();
+      for (const i of probes) await expectFound(client, wordOf(round, i), changes[i]!.key);
+      const found = performance.now();
+      const state = await client.state(COLLECTION);
+      commitMs.push(committed - asked);
+      searchableMs.push(found - asked);
+      console.log(
+        `round ${round}: ${staged} PUTs in ${putSeconds.toFixed(1)} s (${(staged / putSeconds).toFixed(0)} docs/s) | ` +
+          `commit of ${commit.changes} changes ${formatMs(committed - asked)} | all ${PROBES} probes found ${formatMs(found - asked)} after asking | ` +
+          `${state.documents} documents, ${state.generations} generations, ${state.mergesRunning} merges running`,
+      );
+      await waitForMerges(client);
+    }
+    console.log(
+      `median of ${rounds}: commit of ${staged} staged into ${docs} documents ${formatMs(median(commitMs))}, ` +
+        `searchable ${formatMs(median(searchableMs))} after asking (target < 1 s); worst ${formatMs(Math.max(...searchableMs))}`,
+    );
+    console.log(`load average at the end: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
+  } finally {
+    client?.close();
+    if (server !== undefined && server.exitCode === null) {
+      const exited = new Promise((resolveExit) => server!.once('exit', resolveExit));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The word only page `i` of `round` holds: one token, found nowhere in the corpus. */
+function wordOf(round: number, i: number): string {
+  return `zqr${round}d${i}`;
+}
+
+/** `count` distinct pages, chosen at random. */
+function sample(pages: RfcPage[], count: number): RfcPage[] {
+  const indexes = new Set<number>();
+  while (indexes.size < Math.min(count, pages.length)) indexes.add(Math.floor(Math.random() * pages.length));
+  return [...indexes].map((i) => pages[i]!);
+}
+
+/** PUTs every change over `connections` concurrent requests. */
+async function putAll(client: PushClient, changes: { key: string; text: string }[]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < changes.length) {
+        const change = changes[next++]!;
+        await client.add(COLLECTION, change.key, change.text, { contentType: 'text/plain; charset=utf-8' });
+      }
+    }),
+  );
+}
+
+/** Throws unless a search for `word` finds exactly the page at `key`. */
+async function expectFound(client: PushClient, word: string, key: string): Promise<void> {
+  const answer = await client.search(COLLECTION, word);
+  const results = answer.response.resultPacket.results;
+  if (results.length !== 1 || results[0]!.liveUrl !== key) {
+    throw new Error(`a search for ${word} right after the commit found ${JSON.stringify(results.map((r) => r.liveUrl))}, not ${key}`);
+  }
+}
+
+/** Waits until no merge runs (polling the state); returns the seconds waited. */
+async function waitForMerges(client: PushClient): Promise<number> {
+  const started = performance.now();
+  while ((await client.state(COLLECTION)).mergesRunning! > 0) await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+  return (performance.now() - started) / 1000;
+}
+
+function startServer(home: string, port: number): ChildProcess {
+  const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+  const logFile = join(home, 'server.out');
+  const output = openSync(logFile, 'a');
+  // LOG_LEVEL=warn: a log line per request would measure the logger.
+  const child = spawn(process.execPath, [main, 'serve', '--home', home, '--port', String(port), '--host', '127.0.0.1'], {
+    env: { ...process.env, SEARCH_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', output, output],
+  });
+  closeSync(output);
+  return child;
+}
+
+async function waitForHealth(client: PushClient, server: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} at start`);
+    try {
+      await client.state(COLLECTION);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error('the server did not answer within 60 s');
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
