@@ -1,0 +1,312 @@
+/**
+ * Configuration files written on disk change what a push does: `filter.classes` in
+ * conf/{c}/collection.cfg picks the filter chain of every pushed document, and conf/{c}/xml.cfg
+ * maps XML elements and attributes to metadata classes. Checked through what a user sees: the
+ * push answer, GET of the document, and /s/search.json (titles, words, `class:word`).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import type { SearchResponse } from '../../src/search/search-service.js';
+import {
+  VERSIONS,
+  addCollectionCfg,
+  commit,
+  contentOf,
+  getDocument,
+  keyQuery,
+  putDocument,
+  route,
+  state,
+  testApp,
+  type TestApp,
+} from './helpers.js';
+import { searchJson } from '../search-http/helpers.js';
+
+/** A page sent as text/plain although it is HTML; `zqmarkup` and `zqattr` appear only inside tags. */
+const HTML_AS_TEXT =
+  '<html><head><title>Quarterly zephyr report</title></head>' +
+  '<body><div class="zqmarkup" id="zqattr">plainword appears in the body</div></body></html>';
+
+/** Writes a configuration file of a collection (read when the collection starts). */
+function writeConf(home: string, collection: string, file: string, lines: string[]): void {
+  writeFileSync(join(home, 'conf', collection, file), lines.join('\n') + '\n');
+}
+
+async function search(
+  t: TestApp,
+  collection: string,
+  query: string,
+): Promise<SearchResponse['response']['resultPacket']> {
+  return (await searchJson(t.app, { collection, query, num_ranks: '100' })).response.resultPacket;
+}
+
+/** Asserts that `query` finds exactly the documents `keys` (in any order); returns the results. */
+async function expectHits(t: TestApp, collection: string, query: string, keys: string[]) {
+  const packet = await search(t, collection, query);
+  assert.deepEqual(packet.results.map((r) => r.liveUrl).sort(), [...keys].sort(), `${collection}: ${query}`);
+  assert.equal(packet.resultsSummary.totalMatching, keys.length, `${collection}: ${query}`);
+  return packet.results;
+}
+
+for (const v of VERSIONS) {
+  describe(`push API ${v}: filter.classes in collection.cfg`, () => {
+    let current: TestApp | undefined;
+    afterEach(async () => {
+      await current?.close();
+      current = undefined;
+    });
+
+    it('filter.classes=Html reads a text/plain PUT as HTML (its <title> is the result title, tags are no words); the default chain does not', async () => {
+      const t = (current = await testApp(['forced', 'plain']));
+      addCollectionCfg(t.home, 'forced', ['filter.classes=Html']);
+      const key = 'http://example.com/report';
+      for (const c of ['forced', 'plain']) {
+        const put = await putDocument(t.app, v, c, key, HTML_AS_TEXT, { 'content-type': 'text/plain' });
+        assert.equal(put.statusCode, 200, put.body);
+        assert.equal((await commit(t.app, v, c)).statusCode, 200);
+      }
+
+      // HTML filter: the title comes from <title>, the markup is not text.
+      const [forced] = await expectHits(t, 'forced', 'plainword', [key]);
+      assert.equal(forced!.title, 'Quarterly zephyr report');
+      await expectHits(t, 'forced', 'zqmarkup', []);
+      await expectHits(t, 'forced', 'zqattr', []);
+      await expectHits(t, 'forced', 'div', []);
+
+      // Default chain, chosen by content type: text/plain is plain text, markup and all.
+      const [plain] = await expectHits(t, 'plain', 'plainword', [key]);
+      assert.equal(plain!.title, key, 'no title: the result title is the key');
+      await expectHits(t, 'plain', 'zqmarkup', [key]);
+      await expectHits(t, 'plain', 'zqattr', [key]);
+
+      // The filter changes what is indexed, never what is stored.
+      for (const c of ['forced', 'plain']) {
+        const got = await getDocument(t.app, v, c, key);
+        assert.equal(contentOf(got), HTML_AS_TEXT);
+        assert.equal(got.json().pushContent.contentType, 'text/plain');
+      }
+    });
+
+    it('filter.classes that cannot read the document (Xml on non-XML, Json on non-JSON) refuses the PUT with 400 FILTER_FAILED and stores nothing', async () => {
+      const t = (current = await testApp(['xml', 'json']));
+      addCollectionCfg(t.home, 'xml', ['filter.classes=Xml']);
+      addCollectionCfg(t.home, 'json', ['filter.classes=Json']);
+      const cases = [
+        { c: 'xml', filter: /Xml filter/, body: 'just some words, no XML at all' },
+        // An explicit Xml ignores the content type but still needs the declaration.
+        {
+          c: 'xml',
+          filter: /Xml filter/,
+          body: '<record><title>no declaration</title></record>',
+          type: 'application/xml',
+        },
+        { c: 'json', filter: /Json filter/, body: 'not { json' },
+      ];
+      for (const [i, { c, filter, body, type }] of cases.entries()) {
+        const key = `local:refused-${i}`;
+        const put = await putDocument(t.app, v, c, key, body, { 'content-type': type ?? 'text/plain' });
+        assert.equal(put.statusCode, 400, `${c} ${i}: ${put.body}`);
+        assert.equal(put.json().error, 'FILTER_FAILED');
+        assert.match(put.json().message, filter);
+        const got = await getDocument(t.app, v, c, key);
+        assert.equal(got.statusCode, 404, `${c} ${i}: refused, so not stored`);
+      }
+      for (const c of ['xml', 'json']) {
+        assert.equal((await state(t.app, v, c)).json().stagedChanges, 0, `${c}: nothing staged`);
+        const committed = await commit(t.app, v, c);
+        assert.equal(committed.json().changes, 0);
+        assert.equal((await state(t.app, v, c)).json().documents, 0);
+      }
+      await expectHits(t, 'xml', 'words', []);
+
+      // Documents the chain can read are taken, and the request's `filters` replaces filter.classes.
+      const xml = await putDocument(
+        t.app,
+        v,
+        'xml',
+        'local:ok',
+        '<?xml version="1.0"?><r>readable words</r>',
+        {
+          'content-type': 'text/plain',
+        },
+      );
+      assert.equal(xml.statusCode, 200, xml.body);
+      const overridden = await t.app.inject({
+        method: 'PUT',
+        url: route(v, 'xml', `/documents${keyQuery('local:override', { filters: 'PlainText' })}`),
+        headers: { 'content-type': 'text/plain' },
+        payload: 'plain words pushed with filters=PlainText',
+      });
+      assert.equal(overridden.statusCode, 200, overridden.body);
+      assert.equal((await commit(t.app, v, 'xml')).statusCode, 200);
+      await expectHits(t, 'xml', 'words', ['local:ok', 'local:override']);
+    });
+  });
+
+  describe(`push API ${v}: xml.cfg`, () => {
+    let current: TestApp | undefined;
+    afterEach(async () => {
+      await current?.close();
+      current = undefined;
+    });
+
+    const RECORD =
+      '<?xml version="1.0" encoding="UTF-8"?>\n' +
+      '<record code="zx9">\n' +
+      '  <headline>Nebula survey results</headline>\n' +
+      '  <author>Grace Hopper</author>\n' +
+      '  <body>telescope observations of the nebula</body>\n' +
+      '</record>\n';
+
+    it('maps XML fields to metadata classes: class:word finds the document by its mapped field, listMetadata shows the values', async () => {
+      const t = (current = await testApp(['c']));
+      writeConf(t.home, 'c', 'xml.cfg', [
+        'PADRE XML Mapping Version: 2',
+        'author,0,,/record/author',
+        't,1,,/record/headline',
+        'code,0,,/record/@code',
+      ]);
+      const key = 'http://example.com/records/1';
+      const put = await putDocument(t.app, v, 'c', key, RECORD, { 'content-type': 'application/xml' });
+      assert.equal(put.statusCode, 200, put.body);
+      // Another record, so that a class query that ignored the class would show it.
+      const other = RECORD.replace('Grace Hopper', 'Ada Lovelace')
+        .replace('zx9', 'zx8')
+        .replace('telescope', 'hopper');
+      assert.equal(
+        (
+          await putDocument(t.app, v, 'c', 'http://example.com/records/2', other, {
+            'content-type': 'text/xml',
+          })
+        ).statusCode,
+        200,
+      );
+      assert.equal((await commit(t.app, v, 'c')).statusCode, 200);
+
+      const [hit] = await expectHits(t, 'c', 'author:hopper', [key]);
+      assert.deepEqual(hit!.listMetadata.author, ['Grace Hopper']);
+      assert.deepEqual(hit!.listMetadata.code, ['zx9']);
+      assert.equal(hit!.title, 'Nebula survey results', 'class t is the title');
+      await expectHits(t, 'c', 'author:"grace hopper"', [key]);
+      await expectHits(t, 'c', 'code:zx9', [key]);
+      await expectHits(t, 'c', 'author:lovelace', ['http://example.com/records/2']);
+      // The word is in both documents, but in the author field of only one.
+      await expectHits(t, 'c', 'hopper', [key, 'http://example.com/records/2']);
+      await expectHits(t, 'c', 'author:telescope', []);
+    });
+
+    it('an XML document without the declaration: the default chain reads it as plain text (no mapping), filters=Xml refuses it and stores nothing', async () => {
+      const t = (current = await testApp(['c']));
+      writeConf(t.home, 'c', 'xml.cfg', ['PADRE XML Mapping Version: 2', 'author,0,,/record/author']);
+      const noDeclaration = '<record><author>Grace Hopper</author><body>undeclared record</body></record>';
+
+      const refused = await t.app.inject({
+        method: 'PUT',
+        url: route(v, 'c', `/documents${keyQuery('local:refused', { filters: 'Xml' })}`),
+        headers: { 'content-type': 'application/xml' },
+        payload: noDeclaration,
+      });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.equal(refused.json().error, 'FILTER_FAILED');
+      assert.match(refused.json().message, /declaration/);
+      assert.equal((await getDocument(t.app, v, 'c', 'local:refused')).statusCode, 404);
+
+      const plain = await putDocument(t.app, v, 'c', 'local:plain', noDeclaration, {
+        'content-type': 'application/xml',
+      });
+      assert.equal(plain.statusCode, 200, plain.body);
+      assert.equal((await commit(t.app, v, 'c')).json().changes, 1);
+      const [hit] = await expectHits(t, 'c', 'undeclared', ['local:plain']);
+      assert.equal(hit!.listMetadata.author, undefined, 'not read as XML: no mapped metadata');
+      await expectHits(t, 'c', 'author:hopper', []);
+      // Read as text: the element names are words.
+      await expectHits(t, 'c', 'record', ['local:plain']);
+    });
+
+    it('a mapping added to xml.cfg later applies to stored documents after a RE_INDEX vacuum', async () => {
+      const t = (current = await testApp(['c']));
+      writeConf(t.home, 'c', 'xml.cfg', ['PADRE XML Mapping Version: 2', 'author,0,,/record/author']);
+      const key = 'http://example.com/records/1';
+      assert.equal(
+        (await putDocument(t.app, v, 'c', key, RECORD, { 'content-type': 'application/xml' })).statusCode,
+        200,
+      );
+      assert.equal((await commit(t.app, v, 'c')).statusCode, 200);
+      await expectHits(t, 'c', 'author:hopper', [key]);
+      await expectHits(t, 'c', 'headline:nebula', []);
+
+      writeConf(t.home, 'c', 'xml.cfg', [
+        'PADRE XML Mapping Version: 2',
+        'author,0,,/record/author',
+        'headline,0,,/record/headline',
+      ]);
+      const vacuum = await t.app.inject({
+        method: 'POST',
+        url: route(v, 'c', '/vacuum?vacuum-type=RE_INDEX'),
+      });
+      assert.equal(vacuum.statusCode, 200, vacuum.body);
+      assert.equal(vacuum.json().state, 'DONE');
+      const [hit] = await expectHits(t, 'c', 'headline:nebula', [key]);
+      assert.deepEqual(hit!.listMetadata.headline, ['Nebula survey results']);
+      await expectHits(t, 'c', 'author:hopper', [key]);
+    });
+  });
+}
+
+describe('indexer_options in collection.cfg', () => {
+  let current: TestApp | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+
+  /** A collection (stemming on, the default) holding "the runners were running", then `-stem=0` written to collection.cfg. */
+  async function stemmedThenChanged(): Promise<TestApp> {
+    const t = (current = await testApp(['c']));
+    assert.equal(
+      (await putDocument(t.app, 'v1', 'c', 'local:a', 'the runners were running')).statusCode,
+      200,
+    );
+    assert.equal((await commit(t.app, 'v1', 'c')).statusCode, 200);
+    await expectHits(t, 'c', 'run', ['local:a']); // stemming is on by default
+    await expectHits(t, 'c', 'running', ['local:a']);
+    addCollectionCfg(t.home, 'c', ['indexer_options=-stem=0']);
+    return t;
+  }
+
+  // Product bugs, documented here rather than fixed (src is not ours to edit); remove `.todo`
+  // once fixed. README and src/collection/index-schema.ts say an indexer_options change needs
+  // a RE_INDEX, and the spec says RE_INDEX applies index configuration changes. Today:
+  // - the search side builds its query analyzer from collection.cfg as it is now
+  //   (search-service.ts: indexSchemaFor(settings)), while the index holds terms made with the
+  //   analyzer the collection started with: from the moment the file changes, a search for a
+  //   word the document contains ("running") finds nothing;
+  // - the index side builds its schema only when the collection starts; RE_INDEX reloads the
+  //   settings but keeps that schema, so on a running collection it changes nothing. It takes
+  //   a stop (or restart), the next request, and then a RE_INDEX.
+  it.todo(
+    'BUG: after indexer_options changes and before the RE_INDEX, searches still find the words documents contain',
+    async () => {
+      const t = await stemmedThenChanged();
+      await expectHits(t, 'c', 'running', ['local:a']);
+      await expectHits(t, 'c', 'runners', ['local:a']);
+    },
+  );
+
+  it.todo(
+    'BUG: -stem=0 written to indexer_options takes effect after a RE_INDEX vacuum of the running collection',
+    async () => {
+      const t = await stemmedThenChanged();
+      const vacuum = await t.app.inject({
+        method: 'POST',
+        url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX'),
+      });
+      assert.equal(vacuum.statusCode, 200, vacuum.body);
+      assert.equal(vacuum.json().state, 'DONE');
+      await expectHits(t, 'c', 'run', []);
+      await expectHits(t, 'c', 'running', ['local:a']);
+    },
+  );
+});
