@@ -1,3 +1,4 @@
+import type { SearchIndex } from '../index/search-index.js';
 import type { SchemaOptions } from '../index/schema.js';
 import type { CollectionSettings } from './collection-settings.js';
 
@@ -20,4 +21,18 @@ export function indexSchemaFor(settings: CollectionSettings): SchemaOptions {
       ...(stopWords !== undefined ? { stopWords: stopWords !== '0' && stopWords !== 'false' } : {}),
     },
   };
+}
+
+/** The manifest user-data entry that records the analysis a collection's documents were indexed with. */
+export const SCHEMA_USER_DATA = 'schema';
+
+/** The analysis recorded in the index's last manifest; undefined for an index from before such records (or a new one). */
+export function recordedSchemaOf(index: SearchIndex): SchemaOptions | undefined {
+  const recorded = index.lastCommit.userData[SCHEMA_USER_DATA];
+  return typeof recorded === 'object' && recorded !== null ? (recorded as SchemaOptions) : undefined;
+}
+
+/** Whether two schemas analyse alike (`indexSchemaFor` builds them with a fixed key order). */
+export function sameSchema(a: SchemaOptions | undefined, b: SchemaOptions | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -18,7 +18,8 @@ import type { PushLog } from './push-log.js';
 import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
 import { validateName, type SearchHome } from './search-home.js';
 import { STORED } from './stored-fields.js';
-import { indexSchemaFor } from './index-schema.js';
+import { indexSchemaFor, recordedSchemaOf, sameSchema, SCHEMA_USER_DATA } from './index-schema.js';
+import type { SchemaOptions } from '../index/schema.js';
 // Evidence (anchor text, clicks) lives with the search side but is kept per collection; see CollectionEvidence.
 import { CollectionEvidence, type ClickProcessing, type EvidenceUpdate } from '../search/evidence/collection-evidence.js';
 import { evidenceOptionsFrom } from '../search/evidence/evidence-options.js';
@@ -85,6 +86,11 @@ interface Runtime {
   reindexTouched: Set<string> | undefined;
   /** Anchor-text and click evidence: told which keys commits change, consulted on every put. */
   evidence: CollectionEvidence;
+  /**
+   * How the index analyses text: what its documents were indexed with (recorded in each
+   * manifest), not collection.cfg's `indexer_options` of the moment, which a RE_INDEX applies.
+   */
+  schema: SchemaOptions;
 }
 
 const MARKER = 'last-manifest.json';
@@ -211,6 +217,18 @@ export class PushCollection {
         snapshotFolder: (name) => new FsDirectory(this.home.snapshotFolder(this.name, name)),
         onEvent: (event) => this.onIndexEvent(event),
       });
+      // The documents were indexed under the recorded analysis: queries and replayed changes
+      // must use it too, until a RE_INDEX applies a changed indexer_options.
+      const configured = indexSchemaFor(settings);
+      const recorded = recordedSchemaOf(index);
+      const schema = recorded ?? configured;
+      if (!sameSchema(schema, configured)) {
+        index.useSchema(schema);
+        this.log.warn(
+          { collection: this.name, indexed: schema, configured },
+          'indexer_options differ from the analysis the index was built with; a RE_INDEX vacuum applies them',
+        );
+      }
       const journalFolder = this.home.journalFolder(this.name);
       journal = await FileJournal.open(journalFolder, { firstSeq: index.lastCommit.journalSeq + 1 });
       const openedIndex = index;
@@ -246,6 +264,7 @@ export class PushCollection {
         vacuumsInFlight: new Set(),
         reindexTouched: undefined,
         evidence,
+        schema,
       };
       owner.runtime = runtime;
       if (this.wasRestored(index)) {
@@ -465,7 +484,9 @@ export class PushCollection {
     }
     const started = performance.now();
     const evidenceBatch = runtime.evidence.beforeCommit();
-    const run = runtime.index.commit({ journalSeq: runtime.appliedSeq });
+    // Recorded with the first commit that writes documents under it (an empty commit stays a no-op).
+    const unrecorded = runtime.index.stagedChanges > 0 && !sameSchema(recordedSchemaOf(runtime.index), runtime.schema);
+    const run = runtime.index.commit({ journalSeq: runtime.appliedSeq, ...(unrecorded ? { userData: { [SCHEMA_USER_DATA]: runtime.schema } } : {}) });
     runtime.commitsInFlight.add(run);
     try {
       const result = await run;
@@ -554,6 +575,8 @@ export class PushCollection {
   private async reindex(runtime: Runtime, progress: VacuumProgress): Promise<void> {
     // Reload the configuration: re-indexing exists to apply changed mappings.
     runtime.settings = loadCollectionSettings(this.home, this.name);
+    const wanted = indexSchemaFor(runtime.settings);
+    if (!sameSchema(wanted, runtime.schema)) await this.switchSchema(runtime, wanted);
     const searcher = runtime.index.acquireSearcher();
     runtime.reindexTouched = new Set();
     try {
@@ -579,6 +602,28 @@ export class PushCollection {
     await this.commitNow(runtime);
     // The filters may now find other links: recompute anchor text from every document.
     runtime.evidence.invalidate('RE_INDEX');
+  }
+
+  /**
+   * Stages from now on under `schema` (changed indexer_options): what is staged is committed
+   * first under the old one, so that no generation mixes two analyses. Generations written
+   * before keep their terms until the RE_INDEX replaces every document; meanwhile a search
+   * (analysed the new way) can miss documents not yet re-indexed.
+   */
+  private async switchSchema(runtime: Runtime, schema: SchemaOptions): Promise<void> {
+    for (;;) {
+      await this.commitNow(runtime);
+      if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
+      // A client's PUT may have been staged while the commit ran: commit again.
+      if (runtime.index.stagedChanges === 0) break;
+    }
+    runtime.index.useSchema(schema);
+    runtime.schema = schema;
+  }
+
+  /** The analysis the running index uses (for queries); undefined when the collection is not running. */
+  indexSchema(): SchemaOptions | undefined {
+    return this.runtime?.schema;
   }
 
   // ---------------------------------------------------------------------------------------

@@ -108,13 +108,20 @@ const docOfLocation = (location: Location) => location % DOC_BITS;
  * threads, so they never block commits or queries.
  */
 export class SearchIndex {
-  readonly schema: Schema;
+  /** How staged documents are analysed (see {@link useSchema}). */
+  get schema(): Schema {
+    return this.currentSchema;
+  }
+  private currentSchema: Schema;
   readonly dir: Directory;
   private readonly options: IndexOptions;
   private readonly policy: MergePolicyOptions;
   private manifest: Manifest;
   private current: PointInTime;
-  private readonly stager: Stager;
+  private stager: Stager;
+  /** Stagers replaced by {@link useSchema}, still ending their threads; close() waits for them. */
+  private readonly retiredStagers = new Set<Promise<void>>();
+  private readonly newStager: (schema: SchemaOptions) => Stager;
   /** Cuts of staged changes, oldest first, waiting for the next commit to publish them. */
   private pending: PendingFlush[] = [];
   /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
@@ -145,7 +152,7 @@ export class SearchIndex {
   private constructor(dir: Directory, options: IndexOptions, manifest: Manifest) {
     this.dir = dir;
     this.options = options;
-    this.schema = new Schema(options.schema);
+    this.currentSchema = new Schema(options.schema);
     this.policy = {
       ...DEFAULT_MERGE_POLICY,
       ...options.mergePolicy,
@@ -165,10 +172,11 @@ export class SearchIndex {
       }).catch(() => undefined);
     };
     const threads = options.indexThreads ?? 0;
-    this.stager =
+    this.newStager = (schema) =>
       threads > 0 && dir instanceof FsDirectory
-        ? new WorkerStager(dir.path, options.schema ?? {}, threads, ramBufferBytes, allocate, onFull)
-        : new InlineStager(dir, this.schema, allocate, ramBufferBytes, onFull);
+        ? new WorkerStager(dir.path, schema, threads, ramBufferBytes, allocate, onFull)
+        : new InlineStager(dir, new Schema(schema), allocate, ramBufferBytes, onFull);
+    this.stager = this.newStager(options.schema ?? {});
     this.current = { manifestNumber: manifest.number, generations: [], files: [], references: 1 };
   }
 
@@ -210,6 +218,25 @@ export class SearchIndex {
   }
 
   /** Changes staged and not yet committed. */
+  /**
+   * Analyses the changes staged from now on with another schema: how a collection applies
+   * changed analysis options (a RE_INDEX stages every document again after this). Generations
+   * already written keep the terms they were written with. Only with nothing staged or
+   * waiting to be published (commit first), so that no generation mixes two analyses.
+   */
+  useSchema(options: SchemaOptions): void {
+    this.ensureOpen();
+    if (this.stagedChanges > 0) {
+      throw new SearchError('WRONG_STATE', `${this.stagedChanges} staged changes: commit them before changing the schema`);
+    }
+    const retired = this.stager;
+    this.currentSchema = new Schema(options);
+    this.stager = this.newStager(options);
+    // The old stager holds nothing: ending its threads can go on in the background.
+    const ended: Promise<void> = retired.close().finally(() => this.retiredStagers.delete(ended));
+    this.retiredStagers.add(ended);
+  }
+
   get stagedChanges(): number {
     let changes = this.stager.changes;
     for (const pending of this.pending) changes += pending.changes;
@@ -375,6 +402,7 @@ export class SearchIndex {
     // Queued publishes may wait for indexing workers' flushes: the workers stop after them.
     await this.updater.catch(() => undefined);
     await this.stager.close();
+    await Promise.allSettled([...this.retiredStagers]);
     for (const { reader } of this.readers.values()) reader.close();
     this.readers.clear();
     this.folderReleased = true;

@@ -7,7 +7,7 @@ import { loadCollectionSettings, type CollectionSettings } from '../collection/c
 import { indexSchemaFor } from '../collection/index-schema.js';
 import { FACET_FIELD_PREFIX, GSCOPE_FIELD, QIE_FIELD, REDIRECT_FIELD, STORED } from '../collection/stored-fields.js';
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
-import { Schema } from '../index/schema.js';
+import { Schema, type SchemaOptions } from '../index/schema.js';
 import type { Searcher } from '../index/searcher.js';
 import { statisticsFromGenerations } from '../query/collection-statistics.js';
 import { executeQuery } from '../query/execute-query.js';
@@ -45,6 +45,8 @@ interface Member {
   name: string;
   searcher: Searcher;
   settings: CollectionSettings;
+  /** How the member's index analyses text (see PushCollection.indexSchema). */
+  schema: SchemaOptions;
 }
 
 /** Matches are counted exactly up to this many (then `totalMatchingExact` is false). */
@@ -93,8 +95,10 @@ export class SearchService {
     const members: Member[] = [];
     try {
       for (const name of names) {
-        const searcher = await this.manager.collection(name).acquireSearcher();
-        members.push({ name, searcher, settings: loadCollectionSettings(this.manager.home, name) });
+        const collection = this.manager.collection(name);
+        const searcher = await collection.acquireSearcher();
+        const settings = loadCollectionSettings(this.manager.home, name);
+        members.push({ name, searcher, settings, schema: collection.indexSchema() ?? indexSchemaFor(settings) });
       }
     } catch (error) {
       for (const member of members) member.searcher.release();
@@ -109,7 +113,8 @@ export class SearchService {
     const scoring = scoringFor(own, isMeta);
     const qieWeight = Number(own.config.queryProcessorFlags.get('qie_weight') ?? '2');
     const clickWeight = Number(own.config.queryProcessorFlags.get('click_weight') ?? '0.5');
-    const schema = new Schema(indexSchemaFor(members[0]?.settings ?? own));
+    // Queries are analysed as the index's documents were, whatever indexer_options say now.
+    const schema = new Schema(members[0]?.schema ?? indexSchemaFor(own));
     const analyzerFor = (field: string | undefined) => schema.analyzerFor(field ?? 'body');
     const probe = parseQuery(params.query, { analyzerFor, coordBoost: 0 });
     const coordBoost = probe.words.length <= STRICT_TIER_MAX_WORDS ? TIER_BOOST : 0;

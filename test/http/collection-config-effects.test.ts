@@ -276,37 +276,47 @@ describe('indexer_options in collection.cfg', () => {
     return t;
   }
 
-  // Product bugs, documented here rather than fixed (src is not ours to edit); remove `.todo`
-  // once fixed. README and src/collection/index-schema.ts say an indexer_options change needs
-  // a RE_INDEX, and the spec says RE_INDEX applies index configuration changes. Today:
-  // - the search side builds its query analyzer from collection.cfg as it is now
-  //   (search-service.ts: indexSchemaFor(settings)), while the index holds terms made with the
-  //   analyzer the collection started with: from the moment the file changes, a search for a
-  //   word the document contains ("running") finds nothing;
-  // - the index side builds its schema only when the collection starts; RE_INDEX reloads the
-  //   settings but keeps that schema, so on a running collection it changes nothing. It takes
-  //   a stop (or restart), the next request, and then a RE_INDEX.
-  it.todo(
-    'BUG: after indexer_options changes and before the RE_INDEX, searches still find the words documents contain',
-    async () => {
-      const t = await stemmedThenChanged();
-      await expectHits(t, 'c', 'running', ['local:a']);
-      await expectHits(t, 'c', 'runners', ['local:a']);
-    },
-  );
+  // An indexer_options change applies through a RE_INDEX (the spec's rule for index
+  // configuration): until then the index keeps analysing, and queries keep being analysed, the
+  // way its documents were indexed (the analysis is recorded in every manifest).
+  it('after indexer_options changes and before the RE_INDEX, searches still find the words documents contain', async () => {
+    const t = await stemmedThenChanged();
+    await expectHits(t, 'c', 'running', ['local:a']);
+    await expectHits(t, 'c', 'runners', ['local:a']);
+    // A document pushed now is analysed like the others, not half-way to the new options.
+    assert.equal((await putDocument(t.app, 'v1', 'c', 'local:b', 'jumping jumpers')).statusCode, 200);
+    assert.equal((await commit(t.app, 'v1', 'c')).statusCode, 200);
+    await expectHits(t, 'c', 'jump', ['local:b']);
+  });
 
-  it.todo(
-    'BUG: -stem=0 written to indexer_options takes effect after a RE_INDEX vacuum of the running collection',
-    async () => {
-      const t = await stemmedThenChanged();
-      const vacuum = await t.app.inject({
-        method: 'POST',
-        url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX'),
-      });
-      assert.equal(vacuum.statusCode, 200, vacuum.body);
-      assert.equal(vacuum.json().state, 'DONE');
-      await expectHits(t, 'c', 'run', []);
-      await expectHits(t, 'c', 'running', ['local:a']);
-    },
-  );
+  it('the analysis the index was built with survives a restart before the RE_INDEX', async () => {
+    const t = await stemmedThenChanged();
+    const stop = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/state/stop') });
+    assert.equal(stop.statusCode, 200, stop.body);
+    await expectHits(t, 'c', 'running', ['local:a']);
+    await expectHits(t, 'c', 'run', ['local:a']);
+  });
+
+  it('-stem=0 written to indexer_options takes effect with a RE_INDEX vacuum of the running collection, and stays after a restart', async () => {
+    const t = await stemmedThenChanged();
+    // Staged before the vacuum: committed under the old analysis, then re-indexed with the rest.
+    assert.equal((await putDocument(t.app, 'v1', 'c', 'local:b', 'jumping jumpers')).statusCode, 200);
+    const vacuum = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX') });
+    assert.equal(vacuum.statusCode, 200, vacuum.body);
+    assert.equal(vacuum.json().state, 'DONE');
+    assert.equal(vacuum.json().done, 2);
+    await expectHits(t, 'c', 'run', []);
+    await expectHits(t, 'c', 'jump', []);
+    await expectHits(t, 'c', 'running', ['local:a']);
+    await expectHits(t, 'c', 'jumping', ['local:b']);
+    const stop = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/state/stop') });
+    assert.equal(stop.statusCode, 200, stop.body);
+    await expectHits(t, 'c', 'run', []);
+    await expectHits(t, 'c', 'running', ['local:a']);
+    // And new documents are analysed the new way too.
+    assert.equal((await putDocument(t.app, 'v1', 'c', 'local:c', 'walking walkers')).statusCode, 200);
+    assert.equal((await commit(t.app, 'v1', 'c')).statusCode, 200);
+    await expectHits(t, 'c', 'walk', []);
+    await expectHits(t, 'c', 'walking', ['local:c']);
+  });
 });
