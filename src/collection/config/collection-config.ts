@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { ConfigFileError } from './config-file-error.js';
+import { parseFilterChain } from '../filters/filter-chain.js';
 import { parseQueryProcessorOptions } from './query-processor-options.js';
 
 export { parseQueryProcessorOptions, serializeQueryProcessorOptions } from './query-processor-options.js';
@@ -274,6 +275,15 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     problems.push({ file, message: `query_processor_options: ${(e as Error).message}` });
   }
 
+  const filterClasses = string('filter.classes');
+  try {
+    // Checked here, not at the first PUT: a misspelt filter would refuse every document with an error naming no file.
+    parseFilterChain(filterClasses);
+  } catch (e) {
+    const file = sourceOf.get('filter.classes') === 'collection.cfg' ? collectionFile : globalFile;
+    problems.push({ file, message: `filter.classes: ${(e as Error).message}` });
+  }
+
   const extra = new Map<string, string>();
   for (const [key, value] of global) {
     if (!SPEC_BY_KEY.has(key)) extra.set(key, value);
@@ -293,7 +303,7 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     maxRequestBytes: integer('push.max-request-bytes'),
     bodyIdleTimeoutSeconds: integer('server.body-idle-timeout-seconds'),
     requestTimeoutSeconds: integer('server.request-timeout-seconds'),
-    filterClasses: string('filter.classes'),
+    filterClasses,
     queryProcessorOptions,
     queryProcessorFlags,
     indexerOptions: string('indexer_options') as string,

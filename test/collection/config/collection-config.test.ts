@@ -34,12 +34,12 @@ describe('resolveCollectionConfig', () => {
 
   it('reads collection.cfg over global.cfg defaults', () => {
     const global = parseCfg('push.max-generations=40\npush.auto-commit.max-changes=500\npush.worker-thread-count=3\n', 'global.cfg');
-    const collection = parseCfg('push.max-generations=20\nfilter.classes=TikaFilterProvider\npush.create-snapshot-on-merge-failure=TRUE\n', 'collection.cfg');
+    const collection = parseCfg('push.max-generations=20\nfilter.classes=Html\npush.create-snapshot-on-merge-failure=TRUE\n', 'collection.cfg');
     const config = resolveCollectionConfig({ global, collection });
     assert.equal(config.maxGenerations, 20);
     assert.equal(config.autoCommitMaxChanges, 500);
     assert.equal(config.workerThreadCount, 3);
-    assert.equal(config.filterClasses, 'TikaFilterProvider');
+    assert.equal(config.filterClasses, 'Html');
     assert.equal(config.createSnapshotOnMergeFailure, true);
     assert.equal(config.sources.get('push.max-generations'), 'collection.cfg');
     assert.equal(config.sources.get('push.auto-commit.max-changes'), 'global.cfg');
@@ -92,6 +92,8 @@ describe('resolveCollectionConfig', () => {
       ['push.create-snapshot-on-merge-failure', 'yes'],
       ['push.create-snapshot-on-merge-failure', '1'],
       ['query_processor_options', 'anniemode=3'],
+      ['filter.classes', 'Htlm'],
+      ['filter.classes', 'Html,Pdf'],
     ]) {
       assert.throws(
         () => resolveCollectionConfig({ collection: { [key]: value } }),
@@ -102,6 +104,14 @@ describe('resolveCollectionConfig', () => {
     assert.throws(
       () => resolveCollectionConfig({ global: { 'push.max-request-bytes': '10' } }),
       (e: unknown) => e instanceof ConfigFileError && e.file === 'global.cfg' && /push.max-request-bytes/.test(e.message),
+    );
+  });
+
+  it('filter.classes: known filter names in any case and separator pass; a misspelt one names the filter, the key and the file', () => {
+    assert.equal(resolveCollectionConfig({ collection: { 'filter.classes': 'html:Json, text' } }).filterClasses, 'html:Json, text');
+    assert.throws(
+      () => resolveCollectionConfig({ global: { 'filter.classes': 'Htlm' } }),
+      (e: unknown) => e instanceof ConfigFileError && e.file === 'global.cfg' && /filter.classes: unknown filter "Htlm"/.test(e.message),
     );
   });
 
