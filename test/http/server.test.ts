@@ -194,6 +194,41 @@ describe('the push API over a real socket', () => {
     );
   });
 
+  it('a declared body over push.max-request-bytes is refused before it is sent: the 413 comes while the client still holds almost all of it', async () => {
+    await withServer(
+      async (server) => {
+        const path = `/push-api/v1/collections/c/documents${keyQuery('local:huge')}`;
+        // 1 GiB declared, 4 KiB sent, the rest never: a server that buffered or read the whole
+        // body would never answer (the idle timeout is set far beyond the test's).
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+          let received = '';
+          socket.on('data', (chunk: Buffer) => {
+            received += chunk.toString('latin1');
+            if (received.includes('\r\n\r\n') && received.includes('}')) {
+              socket.destroy();
+              resolve(received);
+            }
+          });
+          socket.on('error', reject);
+          socket.on('close', () => resolve(received));
+          socket.setTimeout(20_000, () => {
+            socket.destroy();
+            reject(new Error(`no answer within 20 s, only: ${JSON.stringify(received)}`));
+          });
+          socket.write(
+            [`PUT ${path} HTTP/1.1`, 'Host: x', 'Content-Type: text/plain', `Authorization: ${ADMIN_AUTH}`, `Content-Length: ${2 ** 30}`, '', ''].join('\r\n'),
+          );
+          socket.write(Buffer.alloc(4096, 0x61));
+        });
+        assert.match(answer, /^HTTP\/1\.1 413 /);
+        assert.match(answer, /"error":"BODY_TOO_LARGE"/);
+        assert.equal((await send(server.url + path)).status, 404, 'nothing stored');
+      },
+      { global: ['push.max-request-bytes=65536', 'server.body-idle-timeout-seconds=3600'] },
+    );
+  });
+
   it('document bodies wait in line when the body budget is used up, then all succeed', async () => {
     await withServer(
       async (server) => {
