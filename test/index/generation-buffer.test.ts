@@ -301,3 +301,14 @@ describe('ByteWriter.writeString', () => {
     assert.deepEqual(one.toBytes(), Uint8Array.from([129, 1, ...encoded]));
   });
 });
+
+describe('invertBuffer on a broken buffer', () => {
+  it('fails with the field named when its token stream holds more entries than its count, instead of looping for ever', () => {
+    const buffer = new GenerationBuffer(new Schema({}));
+    buffer.put({ key: 'k:1', fields: { body: 'alpha beta gamma' } });
+    buffer.put({ key: 'k:2', fields: { body: 'delta epsilon' } });
+    // The count is what the inversion trusts; two tokens fewer than the stream holds.
+    buffer.fields.get('body')!.count -= 2;
+    assert.throws(() => invertBuffer(buffer), /field body: the token stream holds more than its 3 tokens/);
+  });
+});

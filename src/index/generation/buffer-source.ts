@@ -158,7 +158,8 @@ function invertField(name: string, field: FieldBuffer, docCount: number, memory:
     let i = 0;
     while (i < end) {
       while (at >= runEnd) {
-        run++;
+        // More entries than tokens counted would loop here for ever: a broken buffer must fail its flush, not hang it.
+        if (++run >= runCount) throw new Error(`field ${name}: the token stream holds more than its ${count} tokens`);
         doc = runDocs[run]!;
         runEnd = run + 1 < runCount ? runStarts[run + 1]! : count;
         position = 0;
