@@ -196,6 +196,8 @@ export class WorkerStager implements Stager {
     // changes: no worker may start after close.
     this.closed = true;
     if (this.sendTimer !== undefined) clearTimeout(this.sendTimer);
+    // Producers waiting for room would otherwise wait for answers that will not come.
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
     await Promise.all(
       this.threads.map(async (thread) => {
         if (thread.idleTimer !== undefined) clearTimeout(thread.idleTimer);
@@ -265,7 +267,13 @@ export class WorkerStager implements Stager {
     return new Promise<T>((resolve, reject) => {
       this.check();
       cut.thread.waiting.set(cut.id, { resolve: resolve as (value: unknown) => void, reject });
-      this.workerOf(cut.thread).postMessage(message, transfer);
+      try {
+        this.workerOf(cut.thread).postMessage(message, transfer);
+      } catch (error) {
+        // Never sent, never answered: a waiter left behind would keep the thread from stopping.
+        cut.thread.waiting.delete(cut.id);
+        reject(error as Error);
+      }
     });
   }
 
