@@ -18,7 +18,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import { PushClient } from '../src/client/push-client.js';
 import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
+import { freePort } from './lib/free-port.js';
 import { formatMs, median } from './lib/measure.js';
 import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
 
@@ -197,16 +197,4 @@ async function waitForHealth(client: PushClient, server: ChildProcess): Promise<
       await new Promise((resolveWait) => setTimeout(resolveWait, 100));
     }
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
-  });
 }

@@ -28,12 +28,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { HttpTransport } from '../src/client/http-transport.js';
+import { freePort } from './lib/free-port.js';
 import { dirSize, formatBytes, formatCount, formatMs, formatTable, markdownTable, type TableRow } from './lib/measure.js';
 import { procAvailable, readProcStats } from './lib/proc-stats.js';
 import { QUERY_SET } from './lib/query-set.js';
@@ -196,17 +196,6 @@ class ServerProcess {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------
 // Calls, timed and checked
