@@ -78,7 +78,16 @@ describe('a failing merge', () => {
     assert.equal((await state()).state, 'RUNNING');
     assert.ok((await found()) >= committed, 'searches keep working');
 
-    assert.match(pushLog(), /"msg":"merge failed"/);
+    const failure = pushLog()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; collection?: string; generation?: unknown; inputs?: unknown; err?: { message?: string } })
+      .find((entry) => entry.msg === 'merge failed');
+    assert.ok(failure !== undefined, 'push.log has the merge failure');
+    assert.equal(failure.collection, 'm');
+    assert.equal(typeof failure.generation, 'number', 'the generation the merge was writing');
+    assert.ok(Array.isArray(failure.inputs) && failure.inputs.length >= 2, 'the generations it merged');
+    assert.match(failure.err?.message ?? '', new RegExp(tim.replace('.', '\\.')), 'the error names the damaged file');
     const snapshots = readdirSync(join(home, 'data', 'm', 'snapshot'));
     assert.ok(snapshots.some((name) => name.startsWith('ServiceInternal-merge-failed-')), snapshots.join(', '));
 
