@@ -217,7 +217,6 @@ export class SearchIndex {
     return this.stager.ready();
   }
 
-  /** Changes staged and not yet committed. */
   /**
    * Analyses the changes staged from now on with another schema: how a collection applies
    * changed analysis options (a RE_INDEX stages every document again after this). Generations
@@ -237,6 +236,7 @@ export class SearchIndex {
     this.retiredStagers.add(ended);
   }
 
+  /** Changes staged and not yet committed. */
   get stagedChanges(): number {
     let changes = this.stager.changes;
     for (const pending of this.pending) changes += pending.changes;
