@@ -39,8 +39,24 @@ describe('stop while background work runs', () => {
       const name = `stop-race-${startSeed}`;
       server.manager.create(name, 'push');
       const base = `${server.url}/push-api/v1/collections/${name}`;
-      const call = async (method: string, path: string, body?: string): Promise<Response> =>
-        fetch(`${base}${path}`, { method, headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' }, ...(body === undefined ? {} : { body }) });
+      // A call that hangs (seen once: a commit unanswered for 300 s, never reproduced) says, every
+      // 30 s, what the collection is doing and what came before it, so that the next one can be told
+      // apart: a stuck indexing thread (staged changes that stay), a stuck merge, a state that stays.
+      const recent: string[] = [];
+      const call = async (method: string, path: string, body?: string): Promise<Response> => {
+        recent.push(`${method} ${path}`);
+        if (recent.length > 20) recent.shift();
+        const begun = Date.now();
+        const watchdog = setInterval(() => {
+          const state = JSON.stringify(server.manager.collection(name).stateView());
+          console.log(`stop-race: ${method} ${path} unanswered after ${Date.now() - begun} ms; state ${state}; calls before: ${recent.join(' | ')}`);
+        }, 30_000);
+        try {
+          return await fetch(`${base}${path}`, { method, headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' }, ...(body === undefined ? {} : { body }) });
+        } finally {
+          clearInterval(watchdog);
+        }
+      };
       const committed: string[] = [];
       let seed = startSeed;
       const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
