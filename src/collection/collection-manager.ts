@@ -56,6 +56,7 @@ export class CollectionManager {
   }
 
   create(name: string, type: CollectionType, members: string[] = []): void {
+    this.guardWrite();
     validateName('collection', name);
     if (this.exists(name)) throw new SearchError('COLLECTION_EXISTS', `collection ${name} already exists`);
     if (type === 'meta') {
@@ -73,6 +74,7 @@ export class CollectionManager {
   }
 
   async delete(name: string): Promise<void> {
+    this.guardWrite();
     const collection = this.pushCollection(name, { start: false, allowMeta: true });
     await collection?.stop();
     this.collections.delete(name);

@@ -651,6 +651,7 @@ export class PushCollection {
   // Snapshots and restore
 
   async createSnapshot(name: string): Promise<SnapshotListing> {
+    this.guardWrite();
     const folder = this.home.snapshotFolder(this.name, name);
     return this.withRuntime(async (runtime) => {
       if (existsSync(folder)) throw new SearchError('SNAPSHOT_EXISTS', `snapshot ${name} already exists; delete it first or use another name`);
@@ -691,6 +692,7 @@ export class PushCollection {
   }
 
   deleteSnapshot(name: string): void {
+    this.guardWrite();
     const folder = this.home.snapshotFolder(this.name, name);
     if (!existsSync(folder)) throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
     rmSync(folder, { recursive: true, force: true });
@@ -698,6 +700,7 @@ export class PushCollection {
 
   /** Replaces live/ by a snapshot. Needs STOPPED (the spec's rule); the next request starts on it. */
   async restoreSnapshot(name: string): Promise<void> {
+    this.guardWrite();
     const folder = this.home.snapshotFolder(this.name, name);
     await this.serialTransition(async () => {
       if (this.currentState !== 'STOPPED' && this.currentState !== 'FAILED') {

@@ -179,6 +179,7 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
     async (request) => {
       const { collection } = request.params;
       requireCollection(manager, collection);
+      manager.guardWrite();
       const changes = request.body.files;
       validateConfigTexts(manager, collection, changes);
       for (const file of CONFIG_FILES) {
