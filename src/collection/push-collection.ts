@@ -606,9 +606,9 @@ export class PushCollection {
 
   /**
    * Stages from now on under `schema` (changed indexer_options): what is staged is committed
-   * first under the old one, so that no generation mixes two analyses. Generations written
-   * before keep their terms until the RE_INDEX replaces every document; meanwhile a search
-   * (analysed the new way) can miss documents not yet re-indexed.
+   * first under the old one, so that no generation mixes two analyses. Queries keep the old
+   * analysis until a commit publishes documents indexed the new way (see indexSchema): the
+   * RE_INDEX's own at its end, unless an automatic commit falls in between.
    */
   private async switchSchema(runtime: Runtime, schema: SchemaOptions): Promise<void> {
     for (;;) {
@@ -621,9 +621,14 @@ export class PushCollection {
     runtime.schema = schema;
   }
 
-  /** The analysis the running index uses (for queries); undefined when the collection is not running. */
+  /**
+   * How queries are analysed: as the published documents were, so the analysis recorded with
+   * the last commit. During a RE_INDEX that switches it, that stays the old one until the
+   * re-indexed documents are published together. Undefined when the collection is not running.
+   */
   indexSchema(): SchemaOptions | undefined {
-    return this.runtime?.schema;
+    const runtime = this.runtime;
+    return runtime === undefined ? undefined : (recordedSchemaOf(runtime.index) ?? runtime.schema);
   }
 
   // ---------------------------------------------------------------------------------------

@@ -319,4 +319,29 @@ describe('indexer_options in collection.cfg', () => {
     await expectHits(t, 'c', 'walk', []);
     await expectHits(t, 'c', 'walking', ['local:c']);
   });
+
+  it('while that RE_INDEX runs, searches keep the old analysis: the re-indexed documents are published together at its end', async () => {
+    const t = (current = await testApp(['c']));
+    const count = 1500;
+    for (let i = 0; i < count; i++) {
+      assert.equal((await putDocument(t.app, 'v1', 'c', `local:${i}`, `the runners were running ${i}`)).statusCode, 200);
+    }
+    assert.equal((await commit(t.app, 'v1', 'c')).statusCode, 200);
+    addCollectionCfg(t.home, 'c', ['indexer_options=-stem=0']);
+    const started = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX&wait=false') });
+    assert.equal(started.statusCode, 202, started.body);
+    let seenRunning = 0;
+    for (;;) {
+      const vacuum = (await t.app.inject({ method: 'GET', url: route('v1', 'c', '/state') })).json().vacuum as { state: string };
+      // "running" is "run" the old way, which every published document holds until the end.
+      const total = (await search(t, 'c', 'running')).resultsSummary.totalMatching;
+      if (vacuum.state !== 'RUNNING') break;
+      seenRunning++;
+      assert.equal(total, count, 'a search during the RE_INDEX finds every document');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await expectHits(t, 'c', 'run', []);
+    assert.equal((await search(t, 'c', 'running')).resultsSummary.totalMatching, count);
+    assert.ok(seenRunning > 0, 'searched at least once while the RE_INDEX ran');
+  });
 });
