@@ -17,6 +17,8 @@ function busyNamedThread(ms: number): Promise<Worker> {
        const end = Date.now() + ${ms};
        while (Date.now() < end) {}
        parentPort.postMessage('done');
+       // Alive until terminated: a thread that ended is gone from /proc, its time no longer attributable.
+       setInterval(() => {}, 60_000);
      });`,
     { eval: true },
   );

@@ -42,7 +42,7 @@ describe(
           'indexing threads start on demand',
         );
         for (let round = 0; round < 3; round++) {
-          for (let i = 0; i < 200; i++)
+          for (let i = 0; i < 2000; i++)
             index.put({ key: `http://x/${round}/${i}`, fields: { body: `alpha ${round} ${i}` }, stored: {} });
           await index.commit();
         }
