@@ -121,7 +121,7 @@ export class SearchIndex {
   private stager: Stager;
   /** Stagers replaced by {@link useSchema}, still ending their threads; close() waits for them. */
   private readonly retiredStagers = new Set<Promise<void>>();
-  private readonly newStager: (schema: SchemaOptions) => Stager;
+  private readonly newStager: (schema: Schema) => Stager;
   /** Cuts of staged changes, oldest first, waiting for the next commit to publish them. */
   private pending: PendingFlush[] = [];
   /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
@@ -172,11 +172,12 @@ export class SearchIndex {
       }).catch(() => undefined);
     };
     const threads = options.indexThreads ?? 0;
+    // The inline stager analyses with the index's own Schema (its analyzers and their caches); worker threads build theirs from the options.
     this.newStager = (schema) =>
       threads > 0 && dir instanceof FsDirectory
-        ? new WorkerStager(dir.path, schema, threads, ramBufferBytes, allocate, onFull)
-        : new InlineStager(dir, new Schema(schema), allocate, ramBufferBytes, onFull);
-    this.stager = this.newStager(options.schema ?? {});
+        ? new WorkerStager(dir.path, schema.options, threads, ramBufferBytes, allocate, onFull)
+        : new InlineStager(dir, schema, allocate, ramBufferBytes, onFull);
+    this.stager = this.newStager(this.currentSchema);
     this.current = { manifestNumber: manifest.number, generations: [], files: [], references: 1 };
   }
 
@@ -230,7 +231,7 @@ export class SearchIndex {
     }
     const retired = this.stager;
     this.currentSchema = new Schema(options);
-    this.stager = this.newStager(options);
+    this.stager = this.newStager(this.currentSchema);
     // The old stager holds nothing: ending its threads can go on in the background.
     const ended: Promise<void> = retired.close().finally(() => this.retiredStagers.delete(ended));
     this.retiredStagers.add(ended);
