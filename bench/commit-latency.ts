@@ -16,18 +16,16 @@
  *
  * Usage: node dist/bench/commit-latency.js [--docs 200000] [--staged 10000] [--rounds 5] [--connections 64] [--folder <dir>]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PushClient } from '../src/client/push-client.js';
 import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
-import { freePort } from './lib/free-port.js';
 import { formatMs, median } from './lib/measure.js';
+import { ServerProcess } from './lib/server-process.js';
 import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
 
 const { values } = parseArgs({
@@ -62,17 +60,15 @@ async function run(): Promise<void> {
   const folder = resolve(values.folder ?? join(repositoryRoot(), 'bench', 'results', 'tmp'));
   mkdirSync(folder, { recursive: true });
   const home = mkdtempSync(join(folder, 'commit-latency-'));
-  let server: ChildProcess | undefined;
+  let server: ServerProcess | undefined;
   let client: PushClient | undefined;
   try {
     const pages = await loadRfcCorpusIntoMemory(docs);
     if (pages.length < docs) throw new Error(`the corpus has ${pages.length} pages, fewer than --docs ${docs}`);
     new CollectionManager(new SearchHome(home), silentPushLog()).create(COLLECTION, 'push');
     appendFileSync(join(home, 'conf', COLLECTION, 'collection.cfg'), 'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n');
-    const port = await freePort();
-    server = startServer(home, port);
-    client = new PushClient({ url: `http://127.0.0.1:${port}`, user: 'admin', password: PASSWORD, maxSockets: connections });
-    await waitForHealth(client, server);
+    server = await ServerProcess.start(home, join(home, 'server.out'), PASSWORD);
+    client = new PushClient({ url: `http://127.0.0.1:${server.port}`, user: 'admin', password: PASSWORD, maxSockets: connections });
     console.log(
       `commit-latency: ${docs} RFC pages loaded, then ${rounds} rounds of ${staged} staged replacements and a commit; ` +
         `${connections} connections; data in ${home}`,
@@ -122,11 +118,7 @@ async function run(): Promise<void> {
     console.log(`load average at the end: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
   } finally {
     client?.close();
-    if (server !== undefined && server.exitCode === null) {
-      const exited = new Promise((resolveExit) => server!.once('exit', resolveExit));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     rmSync(home, { recursive: true, force: true });
   }
 }
@@ -170,31 +162,4 @@ async function waitForMerges(client: PushClient): Promise<number> {
   const started = performance.now();
   while ((await client.state(COLLECTION)).mergesRunning! > 0) await new Promise((resolveWait) => setTimeout(resolveWait, 250));
   return (performance.now() - started) / 1000;
-}
-
-function startServer(home: string, port: number): ChildProcess {
-  const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-  const logFile = join(home, 'server.out');
-  const output = openSync(logFile, 'a');
-  // LOG_LEVEL=warn: a log line per request would measure the logger.
-  const child = spawn(process.execPath, [main, 'serve', '--home', home, '--port', String(port), '--host', '127.0.0.1'], {
-    env: { ...process.env, SEARCH_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', output, output],
-  });
-  closeSync(output);
-  return child;
-}
-
-async function waitForHealth(client: PushClient, server: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} at start`);
-    try {
-      await client.state(COLLECTION);
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error('the server did not answer within 60 s');
-      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
-    }
-  }
 }

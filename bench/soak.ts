@@ -26,16 +26,14 @@
  *     [--commit-seconds 10] [--snapshot-seconds 30] [--auto-commit-seconds 5]
  *     [--auto-commit-changes 2000] [--load-connections 64] [--verify 500] [--keep]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { HttpTransport } from '../src/client/http-transport.js';
-import { freePort } from './lib/free-port.js';
 import { dirSize, formatBytes, formatCount, formatMs, formatTable, markdownTable, type TableRow } from './lib/measure.js';
 import { procAvailable, readProcStats } from './lib/proc-stats.js';
+import { ServerProcess } from './lib/server-process.js';
 import { QUERY_SET } from './lib/query-set.js';
 import { corpusAvailable, corpusMissingMessage, readRfcCorpus, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
 import { fingerprint, KeyBook } from './lib/soak-keys.js';
@@ -122,80 +120,6 @@ const MAX_TEXT_POOL = 5000;
 const MAX_EXTRA_PAGES = 20_000;
 /** Per-request timeout: a call that hangs this long is a failure, not a slow call. */
 const REQUEST_TIMEOUT_MS = 120_000;
-
-// ---------------------------------------------------------------------------------------
-// The server child
-
-/** `pushsearch serve` in a child process, on a free port, its output in a file. */
-class ServerProcess {
-  private exitCode: number | null | undefined;
-  private readonly exited: Promise<void>;
-
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-  ) {
-    this.exited = new Promise((done) =>
-      child.once('exit', (code, signal) => {
-        this.exitCode = code ?? (signal === null ? null : -1);
-        done();
-      }),
-    );
-  }
-
-  get pid(): number {
-    return this.child.pid!;
-  }
-
-  get running(): boolean {
-    return this.exitCode === undefined;
-  }
-
-  static async start(home: string, outputFile: string): Promise<ServerProcess> {
-    const port = await freePort();
-    const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-    const output = openSync(outputFile, 'a');
-    // LOG_LEVEL=warn: request logging at info would write a line per request and measure the logger.
-    const child = spawn(process.execPath, [main, 'serve', '--home', home, '--port', String(port), '--host', '127.0.0.1'], {
-      env: { ...process.env, SEARCH_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', output, output],
-    });
-    closeSync(output);
-    const server = new ServerProcess(child, port);
-    const transport = new HttpTransport(`http://127.0.0.1:${port}`);
-    try {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        if (!server.running) throw new Error(`the server exited with ${server.exitCode} at start; see ${outputFile}`);
-        try {
-          const answer = await transport.send({ method: 'GET', path: '/health', headers: [], timeoutMs: 5000 });
-          if (answer.status === 200) return server;
-        } catch {
-          // Not listening yet.
-        }
-        if (Date.now() > deadline) throw new Error(`the server did not answer /health within 60 s; see ${outputFile}`);
-        await sleep(100);
-      }
-    } catch (error) {
-      child.kill('SIGKILL');
-      throw error;
-    } finally {
-      transport.close();
-    }
-  }
-
-  /** SIGTERM (a graceful shutdown), SIGKILL after `timeoutMs`; resolves with the exit code (-1: killed by a signal). */
-  async stop(timeoutMs = 120_000): Promise<number | null> {
-    if (this.running) {
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-      await this.exited;
-      clearTimeout(timer);
-    }
-    return this.exitCode ?? null;
-  }
-}
-
 
 // ---------------------------------------------------------------------------------------
 // Calls, timed and checked
@@ -527,7 +451,7 @@ async function main(): Promise<number> {
       `auto-commit every ${settings.autoCommitSeconds} s or ${settings.autoCommitChanges} changes; SEARCH_HOME ${home}`,
   );
   const started = Date.now();
-  const server = await ServerProcess.start(home, serverOutput);
+  const server = await ServerProcess.start(home, serverOutput, PASSWORD);
   const api = new Api(server.port, started);
   const sampler = new Sampler(server, api, home, started, settings.sampleSeconds * 1000);
   const random = Math.random;
@@ -566,7 +490,7 @@ async function main(): Promise<number> {
   // Everything acknowledged must survive a restart: the index on disk is what a restart reads.
   if (sample !== undefined) {
     console.log('restart: the server again on the same SEARCH_HOME');
-    const again = await ServerProcess.start(home, serverOutput);
+    const again = await ServerProcess.start(home, serverOutput, PASSWORD);
     try {
       api.phase = 'restart';
       api.connect(again.port);
