@@ -259,3 +259,40 @@ export function requestAsAdmin(port: number, agent: http.Agent, method: string, 
     req.end(body);
   });
 }
+
+/**
+ * The crash tests' stream: PUTs documents 0, 1, 2, ... (`path(i)`, `content(i)`) to a real
+ * server over 16 concurrent requests and kills it with SIGKILL once `killAfter` were answered
+ * 200. Resolves when every request loop has hit the dead server, with the documents answered
+ * 200, those that got another answer or none, and how many were sent.
+ */
+export async function putUntilKilled(
+  server: { child: ChildProcess; port: number },
+  agent: http.Agent,
+  options: { path: (i: number) => string; content: (i: number) => string; killAfter: number },
+): Promise<{ acked: Set<number>; failed: Set<number>; sent: number }> {
+  const acked = new Set<number>();
+  const failed = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const worker = async (): Promise<void> => {
+    // Runs until the kill makes a request fail (the cap only guards against a server that never dies).
+    while (next < 100_000) {
+      const i = next++;
+      try {
+        const answer = await requestAsAdmin(server.port, agent, 'PUT', options.path(i), options.content(i));
+        if (answer.status === 200) acked.add(i);
+        else failed.add(i);
+      } catch {
+        failed.add(i);
+        return;
+      }
+      if (!killed && acked.size >= options.killAfter) {
+        killed = true;
+        server.child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return { acked, failed, sent: next };
+}

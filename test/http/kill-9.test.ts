@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, requestAsAdmin, spawnServer, tempHome } from './helpers.js';
+import { addCollectionCfg, keyQuery, putUntilKilled, requestAsAdmin, spawnServer, tempHome } from './helpers.js';
 
 describe('kill -9 during concurrent PUTs', () => {
   it('after a restart every acknowledged PUT is there and counted; no failed one is half there', async (t) => {
@@ -24,37 +24,15 @@ describe('kill -9 during concurrent PUTs', () => {
 
       const first = await spawnServer(home);
       const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-      const acked = new Map<string, string>();
-      const failed = new Map<string, string>();
-      let next = 0;
-      let killed = false;
-      const worker = async (): Promise<void> => {
-        // Runs until the kill makes a request fail (the cap only guards against a server that never dies).
-        while (next < 100_000) {
-          const i = next++;
-          const key = `local:doc-${i}`;
-          const content = `document ${i} ` + 'lorem ipsum '.repeat(i % 50);
-          try {
-            const answer = await requestAsAdmin(
-              first.port,
-              agent,
-              'PUT',
-              `/push-api/v2/collections/c/documents${keyQuery(key)}`,
-              content,
-            );
-            if (answer.status === 200) acked.set(key, content);
-            else failed.set(key, content);
-          } catch {
-            failed.set(key, content);
-            return;
-          }
-          if (!killed && acked.size >= 400) {
-            killed = true;
-            first.child.kill('SIGKILL');
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: 16 }, worker));
+      const keyOf = (i: number): string => `local:doc-${i}`;
+      const contentOf = (i: number): string => `document ${i} ` + 'lorem ipsum '.repeat(i % 50);
+      const stream = await putUntilKilled(first, agent, {
+        path: (i) => `/push-api/v2/collections/c/documents${keyQuery(keyOf(i))}`,
+        content: contentOf,
+        killAfter: 400,
+      });
+      const acked = new Map([...stream.acked].map((i) => [keyOf(i), contentOf(i)]));
+      const failed = new Map([...stream.failed].map((i) => [keyOf(i), contentOf(i)]));
       assert.equal(await first.exited, null, 'killed by a signal');
       agent.destroy();
       assert.ok(acked.size >= 400);

@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, requestAsAdmin, spawnServer, tempHome } from '../http/helpers.js';
+import { addCollectionCfg, keyQuery, putUntilKilled, requestAsAdmin, spawnServer, tempHome } from '../http/helpers.js';
 
 const C = '/push-api/v2/collections/c';
 /** Documents committed before the stream, then pushed again (replaced) at its start. */
@@ -56,35 +56,11 @@ describe('kill -9 during concurrent PUTs, checked by search', () => {
       }
       assert.equal((await requestAsAdmin(first.port, agent, 'POST', `${C}/commit`)).status, 200);
 
-      const acked = new Set<number>();
-      const failed = new Set<number>();
-      let next = 0;
-      let killed = false;
-      const worker = async (): Promise<void> => {
-        // Runs until the kill makes a request fail (the cap only guards against a server that never dies).
-        while (next < 100_000) {
-          const i = next++;
-          try {
-            const answer = await requestAsAdmin(
-              first.port,
-              agent,
-              'PUT',
-              `${C}/documents${keyQuery(keyOf(i))}`,
-              contentOf(i),
-            );
-            if (answer.status === 200) acked.add(i);
-            else failed.add(i);
-          } catch {
-            failed.add(i);
-            return;
-          }
-          if (!killed && acked.size >= KILL_AFTER) {
-            killed = true;
-            first.child.kill('SIGKILL');
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: 16 }, worker));
+      const { acked, failed, sent } = await putUntilKilled(first, agent, {
+        path: (i) => `${C}/documents${keyQuery(keyOf(i))}`,
+        content: contentOf,
+        killAfter: KILL_AFTER,
+      });
       assert.equal(await first.exited, null, 'killed by a signal');
       agent.destroy();
       for (let i = 0; i < REPLACED; i++) assert.ok(acked.has(i), `the early PUT ${i} was acknowledged`);
@@ -133,7 +109,7 @@ describe('kill -9 during concurrent PUTs, checked by search', () => {
         for (const i of failed)
           queries.push(expectOnly(wordOf(i), failedPresent.has(i) ? keyOf(i) : undefined, 'unanswered'));
         // Never sent.
-        for (const i of [next, next + 1, next + 1000])
+        for (const i of [sent, sent + 1, sent + 1000])
           queries.push(expectOnly(wordOf(i), undefined, 'never sent'));
         await Promise.all(queries);
 
