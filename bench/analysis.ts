@@ -113,13 +113,17 @@ async function main(): Promise<void> {
   const path = process.argv[2] ?? DEFAULT_CORPUS;
   const maxLines = Number(process.argv[3] ?? 20000);
   if (!existsSync(path)) {
-    console.log(`analysis benchmark skipped: corpus ${path} not found (pass another path as the first argument)`);
+    console.log(
+      `analysis benchmark skipped: corpus ${path} not found (pass another path as the first argument)`,
+    );
     return;
   }
   const texts = await loadTexts(path, maxLines);
   const bytes = texts.reduce((sum, t) => sum + Buffer.byteLength(t, 'utf8'), 0);
   const mb = bytes / 1e6;
-  console.log(`corpus: ${path}, ${texts.length} texts (title + text of ${maxLines} lines), ${mb.toFixed(1)} MB UTF-8`);
+  console.log(
+    `corpus: ${path}, ${texts.length} texts (title + text of ${maxLines} lines), ${mb.toFixed(1)} MB UTF-8`,
+  );
 
   const noStem = createAnalyzer();
   const stem = createAnalyzer({ stem: true });
@@ -147,7 +151,9 @@ async function main(): Promise<void> {
   const cpu = runs.map((r) => median(r.map((m) => m.cpuMs)));
   const tokens = runs.map((r) => r[0].tokens);
   const [perLine, wholeText] = [configs.length - 2, configs.length - 1];
-  console.log(`median of ${RUNS} runs; MB/s and Mtok/s from wall-clock time, CPU MB/s from process CPU time;`);
+  console.log(
+    `median of ${RUNS} runs; MB/s and Mtok/s from wall-clock time, CPU MB/s from process CPU time;`,
+  );
   console.log('speed-up = time of the peer / time of this configuration (wall-clock)');
   console.log(
     'configuration'.padEnd(36) +

@@ -26,7 +26,13 @@ import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
 import { formatMs, median } from './lib/measure.js';
 import { ServerProcess } from './lib/server-process.js';
-import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  loadRfcCorpusIntoMemory,
+  repositoryRoot,
+  type RfcPage,
+} from './lib/rfc-corpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -64,11 +70,20 @@ async function run(): Promise<void> {
   let client: PushClient | undefined;
   try {
     const pages = await loadRfcCorpusIntoMemory(docs);
-    if (pages.length < docs) throw new Error(`the corpus has ${pages.length} pages, fewer than --docs ${docs}`);
+    if (pages.length < docs)
+      throw new Error(`the corpus has ${pages.length} pages, fewer than --docs ${docs}`);
     new CollectionManager(new SearchHome(home), silentPushLog()).create(COLLECTION, 'push');
-    appendFileSync(join(home, 'conf', COLLECTION, 'collection.cfg'), 'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n');
+    appendFileSync(
+      join(home, 'conf', COLLECTION, 'collection.cfg'),
+      'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n',
+    );
     server = await ServerProcess.start(home, join(home, 'server.out'), PASSWORD);
-    client = new PushClient({ url: `http://127.0.0.1:${server.port}`, user: 'admin', password: PASSWORD, maxSockets: connections });
+    client = new PushClient({
+      url: `http://127.0.0.1:${server.port}`,
+      user: 'admin',
+      password: PASSWORD,
+      maxSockets: connections,
+    });
     console.log(
       `commit-latency: ${docs} RFC pages loaded, then ${rounds} rounds of ${staged} staged replacements and a commit; ` +
         `${connections} connections; data in ${home}`,
@@ -76,7 +91,10 @@ async function run(): Promise<void> {
 
     const loadStarted = performance.now();
     for (let from = 0; from < pages.length; from += LOAD_COMMIT_EVERY) {
-      await putAll(client, pages.slice(from, from + LOAD_COMMIT_EVERY).map((page) => ({ key: page.key, text: page.text })));
+      await putAll(
+        client,
+        pages.slice(from, from + LOAD_COMMIT_EVERY).map((page) => ({ key: page.key, text: page.text })),
+      );
       await client.commit(COLLECTION, true);
     }
     const loadSeconds = (performance.now() - loadStarted) / 1000;
@@ -91,7 +109,10 @@ async function run(): Promise<void> {
     const searchableMs: number[] = [];
     for (let round = 1; round <= rounds; round++) {
       const chosen = sample(pages, staged);
-      const changes = chosen.map((page, i) => ({ key: page.key, text: `${page.text}\n${wordOf(round, i)}\n` }));
+      const changes = chosen.map((page, i) => ({
+        key: page.key,
+        text: `${page.text}\n${wordOf(round, i)}\n`,
+      }));
       const putStarted = performance.now();
       await putAll(client, changes);
       const putSeconds = (performance.now() - putStarted) / 1000;
@@ -115,7 +136,11 @@ async function run(): Promise<void> {
       `median of ${rounds}: commit of ${staged} staged into ${docs} documents ${formatMs(median(commitMs))}, ` +
         `searchable ${formatMs(median(searchableMs))} after asking (target < 1 s); worst ${formatMs(Math.max(...searchableMs))}`,
     );
-    console.log(`load average at the end: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ')} on ${availableParallelism()} cores`,
+    );
   } finally {
     client?.close();
     await server?.stop();
@@ -153,13 +178,16 @@ async function expectFound(client: PushClient, word: string, key: string): Promi
   const answer = await client.search(COLLECTION, word);
   const results = answer.response.resultPacket.results;
   if (results.length !== 1 || results[0]!.liveUrl !== key) {
-    throw new Error(`a search for ${word} right after the commit found ${JSON.stringify(results.map((r) => r.liveUrl))}, not ${key}`);
+    throw new Error(
+      `a search for ${word} right after the commit found ${JSON.stringify(results.map((r) => r.liveUrl))}, not ${key}`,
+    );
   }
 }
 
 /** Waits until no merge runs (polling the state); returns the seconds waited. */
 async function waitForMerges(client: PushClient): Promise<number> {
   const started = performance.now();
-  while ((await client.state(COLLECTION)).mergesRunning! > 0) await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+  while ((await client.state(COLLECTION)).mergesRunning! > 0)
+    await new Promise((resolveWait) => setTimeout(resolveWait, 250));
   return (performance.now() - started) / 1000;
 }

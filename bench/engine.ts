@@ -30,9 +30,24 @@ import { DEFAULT_ANALYZER } from '../src/index/schema.js';
 import { DEFAULT_TOTAL_HITS_THRESHOLD, executeQuery } from '../src/query/execute-query.js';
 import type { Query } from '../src/query/query-tree.js';
 import { Fts5Peer } from './lib/fts5-peer.js';
-import { dirSize, formatBytes, formatMs, median, percentile, printTable, sampleTimes, writeMarkdownReport } from './lib/measure.js';
+import {
+  dirSize,
+  formatBytes,
+  formatMs,
+  median,
+  percentile,
+  printTable,
+  sampleTimes,
+  writeMarkdownReport,
+} from './lib/measure.js';
 import { QUERY_CLASSES, QUERY_SET, queryLabel, type BenchQuery, type QueryClass } from './lib/query-set.js';
-import { corpusAvailable, corpusMissingMessage, readRfcCorpusBatches, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  readRfcCorpusBatches,
+  repositoryRoot,
+  type RfcPage,
+} from './lib/rfc-corpus.js';
 
 /** What a child measures on its own: everything but the query latencies. */
 interface EngineBuild {
@@ -133,7 +148,9 @@ function ourQuery(query: BenchQuery): Query {
     case 'or':
       return { kind: 'bool', should: terms.map((term) => ({ kind: 'term', term })) };
     default:
-      return terms.length === 1 ? { kind: 'term', term: terms[0]! } : { kind: 'bool', must: terms.map((term) => ({ kind: 'term', term })) };
+      return terms.length === 1
+        ? { kind: 'term', term: terms[0]! }
+        : { kind: 'bool', must: terms.map((term) => ({ kind: 'term', term })) };
   }
 }
 
@@ -187,7 +204,11 @@ async function openOurs(dir: string): Promise<OpenEngine> {
   let docs = 0;
   for await (const batch of readRfcCorpusBatches({ ...(limit !== undefined ? { limit } : {}) })) {
     for (const page of batch) {
-      index.put({ key: page.key, fields: { body: page.text, t: page.title }, stored: { title: page.title, text: page.text } });
+      index.put({
+        key: page.key,
+        fields: { body: page.text, t: page.title },
+        stored: { title: page.title, text: page.text },
+      });
       if (++docs % commitEvery === 0) await index.commit();
     }
     await index.ready();
@@ -200,7 +221,11 @@ async function openOurs(dir: string): Promise<OpenEngine> {
   const commitMs: number[] = [];
   for (let round = 0; round < 5; round++) {
     for (const page of commitPages(round)) {
-      index.put({ key: page.key, fields: { body: page.text, t: page.title }, stored: { title: page.title, text: page.text } });
+      index.put({
+        key: page.key,
+        fields: { body: page.text, t: page.title },
+        stored: { title: page.title, text: page.text },
+      });
     }
     const t = performance.now();
     await index.commit();
@@ -211,7 +236,10 @@ async function openOurs(dir: string): Promise<OpenEngine> {
   const trees = QUERY_SET.map(ourQuery);
   return {
     runQuery: (i, task) =>
-      executeQuery(searcher.generations, trees[i]!, { k: TOP_K, totalHitsThreshold: task === 'top10' ? TOP_K : COUNTED_UP_TO }),
+      executeQuery(searcher.generations, trees[i]!, {
+        k: TOP_K,
+        totalHitsThreshold: task === 'top10' ? TOP_K : COUNTED_UP_TO,
+      }),
     finish: async () => {
       searcher.release();
       const rssBytes = gcRss();
@@ -267,7 +295,10 @@ async function child(engine: string): Promise<void> {
       warmUp(() => QUERY_SET.forEach((_, i) => QUERY_TASKS.forEach((task) => open.runQuery(i, task))));
       reply({ type: 'done' });
     } else if (command.cmd === 'sample') {
-      reply({ type: 'samples', samples: sampleTimes(() => open.runQuery(command.query, command.task), command.runs, command.warmups) });
+      reply({
+        type: 'samples',
+        samples: sampleTimes(() => open.runQuery(command.query, command.task), command.runs, command.warmups),
+      });
     } else {
       void open.finish().then((result) => {
         rmSync(dir, { recursive: true, force: true });
@@ -316,7 +347,9 @@ function startChild(engine: string): Promise<EngineChild | null> {
         resolveChild({ engine, ask });
         return;
       }
-      console.error(`${engine} failed while building its index (${reply.type === 'exited' ? `exit ${reply.code}` : reply.type})`);
+      console.error(
+        `${engine} failed while building its index (${reply.type === 'exited' ? `exit ${reply.code}` : reply.type})`,
+      );
       process.exitCode = 1;
       resolveChild(null);
     };
@@ -354,7 +387,8 @@ async function parent(): Promise<void> {
             runs: half === 0 ? Math.ceil(runs / 2) : Math.floor(runs / 2),
             warmups: half === 0 ? 2 : 0,
           });
-          if (reply.type !== 'samples') throw new Error(`${engineChild.engine} answered ${reply.type} to a query`);
+          if (reply.type !== 'samples')
+            throw new Error(`${engineChild.engine} answered ${reply.type} to a query`);
           samples.get(engineChild.engine)![task][q]!.push(...reply.samples);
         }
       }
@@ -365,12 +399,20 @@ async function parent(): Promise<void> {
     const reply = await engineChild.ask({ cmd: 'finish' });
     if (reply.type !== 'result') throw new Error(`${engineChild.engine} answered ${reply.type} to finish`);
     const taskSamples = samples.get(engineChild.engine)!;
-    results.push({ ...reply.result, queries: { top10: summarize(taskSamples.top10), counted: summarize(taskSamples.counted) } });
+    results.push({
+      ...reply.result,
+      queries: { top10: summarize(taskSamples.top10), counted: summarize(taskSamples.counted) },
+    });
   }
   const ours = results.find((r) => r.engine === 'ours');
   const peer = results.find((r) => r.engine === 'fts5');
   const rows: Record<string, string | number>[] = [];
-  const metric = (name: string, get: (r: EngineResult) => number, format: (v: number) => string, higherIsBetter = false) => {
+  const metric = (
+    name: string,
+    get: (r: EngineResult) => number,
+    format: (v: number) => string,
+    higherIsBetter = false,
+  ) => {
     const o = ours === undefined ? undefined : get(ours);
     const p = peer === undefined ? undefined : get(peer);
     rows.push({
@@ -380,8 +422,17 @@ async function parent(): Promise<void> {
       'fts5/ours': higherIsBetter ? ratio(o, p) : ratio(p, o),
     });
   };
-  metric('documents', (r) => r.docs, (v) => String(v));
-  metric('index docs/s', (r) => (r.docs / r.indexMs) * 1000, (v) => v.toFixed(0), true);
+  metric(
+    'documents',
+    (r) => r.docs,
+    (v) => String(v),
+  );
+  metric(
+    'index docs/s',
+    (r) => (r.docs / r.indexMs) * 1000,
+    (v) => v.toFixed(0),
+    true,
+  );
   // CPU time decides docs/s when other processes keep the cores busy.
   metric('index CPU (all threads)', (r) => r.indexCpuMs, formatMs);
   metric('index CPU per 1,000 docs', (r) => (r.indexCpuMs / r.docs) * 1000, formatMs);
@@ -389,7 +440,11 @@ async function parent(): Promise<void> {
   metric('commit 1,000 docs (median)', (r) => median(r.commitMs), formatMs);
   for (const task of QUERY_TASKS) {
     for (const queryClass of QUERY_CLASSES) {
-      metric(`${queryClass} median (${TASK_LABEL[task]})`, (r) => r.queries[task][queryClass].median, formatMs);
+      metric(
+        `${queryClass} median (${TASK_LABEL[task]})`,
+        (r) => r.queries[task][queryClass].median,
+        formatMs,
+      );
       metric(`${queryClass} p99 (${TASK_LABEL[task]})`, (r) => r.queries[task][queryClass].p99, formatMs);
     }
   }
@@ -401,7 +456,10 @@ async function parent(): Promise<void> {
   if (values.report !== undefined) {
     writeMarkdownReport(resolve(values.report), {
       title: 'Engine benchmark: pushsearch vs SQLite FTS5 (RFC corpus)',
-      sections: [{ heading: 'Results', rows }, ...(queryRows.length > 0 ? [{ heading: 'Per query', rows: queryRows }] : [])],
+      sections: [
+        { heading: 'Results', rows },
+        ...(queryRows.length > 0 ? [{ heading: 'Per query', rows: queryRows }] : []),
+      ],
     });
   }
 }

@@ -63,7 +63,6 @@ process.on('exit', () => {
   for (const child of liveChildren) child.kill('SIGKILL');
 });
 
-
 if (values['serve-bare']) {
   serveBare();
 } else if (values['serve-ours'] !== undefined) {
@@ -93,7 +92,12 @@ function serveBare(): void {
 }
 
 async function serveOurs(home: string): Promise<void> {
-  const server = await startServer({ home, port: 0, logger: false, security: { adminPassword: ADMIN_PASSWORD } });
+  const server = await startServer({
+    home,
+    port: 0,
+    logger: false,
+    security: { adminPassword: ADMIN_PASSWORD },
+  });
   answerCpuQueries();
   process.send!({ port: server.port });
   process.on('SIGTERM', () => {
@@ -113,7 +117,10 @@ async function serveOurs(home: string): Promise<void> {
 function answerCpuQueries(): void {
   process.on('message', (message) => {
     if (message === 'cpu') {
-      process.send!({ threads: readThreadCpu(), mainBusyMicros: performance.eventLoopUtilization().active * 1000 });
+      process.send!({
+        threads: readThreadCpu(),
+        mainBusyMicros: performance.eventLoopUtilization().active * 1000,
+      });
     }
   });
 }
@@ -160,7 +167,12 @@ async function timedPush(
   const per = (micros: number) => micros / requests.length;
   return {
     rate,
-    server: { total: per(server.total), main: per(server.main), indexing: per(server.indexing), merge: per(server.merge) },
+    server: {
+      total: per(server.total),
+      main: per(server.main),
+      indexing: per(server.indexing),
+      merge: per(server.merge),
+    },
     mainBusy: per(after.mainBusyMicros - before.mainBusyMicros),
     client: per(clientUsage.user + clientUsage.system),
   };
@@ -221,10 +233,17 @@ function request(
 async function login(port: number): Promise<Record<string, string>> {
   const agent = new http.Agent({ keepAlive: false });
   const form = Buffer.from(`username=admin&password=${ADMIN_PASSWORD}`);
-  const answer = await request(agent, port, 'POST', '/admin-api/account/v1/login', {
-    'content-type': 'application/x-www-form-urlencoded',
-    'content-length': String(form.length),
-  }, form);
+  const answer = await request(
+    agent,
+    port,
+    'POST',
+    '/admin-api/account/v1/login',
+    {
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-length': String(form.length),
+    },
+    form,
+  );
   agent.destroy();
   if (answer.status !== 200) throw new Error(`login answered ${answer.status}: ${answer.body}`);
   return { 'X-Security-Token': (JSON.parse(answer.body) as { token: string }).token };
@@ -245,7 +264,14 @@ async function push(
     Array.from({ length: connections }, async () => {
       while (next < requests.length) {
         const item = requests[next++];
-        const answer = await request(agent, port, 'PUT', item.path, { ...item.headers, ...authHeaders }, item.body);
+        const answer = await request(
+          agent,
+          port,
+          'PUT',
+          item.path,
+          { ...item.headers, ...authHeaders },
+          item.body,
+        );
         if (answer.status !== 200) {
           if (++failures <= 3) console.error(`PUT ${item.path} answered ${answer.status}: ${answer.body}`);
         }
@@ -305,9 +331,10 @@ function ratioWithBareMainThread(run: RunResult): number {
 function describeCost(cost: PushCost): string {
   const s = cost.server;
   const helpers = s.total - s.main - s.indexing - s.merge;
-  const roles = s.indexing + s.merge > 0
-    ? `main ${s.main.toFixed(0)}, indexing ${s.indexing.toFixed(0)}, merges ${s.merge.toFixed(0)}, V8/libuv helpers ${helpers.toFixed(0)}`
-    : `main ${s.main.toFixed(0)}, helpers ${helpers.toFixed(0)}`;
+  const roles =
+    s.indexing + s.merge > 0
+      ? `main ${s.main.toFixed(0)}, indexing ${s.indexing.toFixed(0)}, merges ${s.merge.toFixed(0)}, V8/libuv helpers ${helpers.toFixed(0)}`
+      : `main ${s.main.toFixed(0)}, helpers ${helpers.toFixed(0)}`;
   return `server CPU ${s.total.toFixed(0)} µs/req (${roles}), main thread busy ${cost.mainBusy.toFixed(0)} µs, client CPU ${cost.client.toFixed(0)} µs`;
 }
 
@@ -326,7 +353,10 @@ async function runBenchmark(): Promise<void> {
   const pages = await loadRfcCorpusIntoMemory(limit + warmupCount);
   const warmupRequests = prepare(pages.slice(0, warmupCount)).map((item) => ({
     ...item,
-    path: item.path.replace(encodeURIComponent('https://rfc.example.org/'), encodeURIComponent('https://warmup.example.org/')),
+    path: item.path.replace(
+      encodeURIComponent('https://rfc.example.org/'),
+      encodeURIComponent('https://warmup.example.org/'),
+    ),
   }));
   const requests = prepare(pages.slice(warmupCount));
   const bytes = requests.reduce((n, r) => n + r.body.length, 0);
@@ -354,18 +384,32 @@ async function runBenchmark(): Promise<void> {
       if (warmupRequests.length > 0) {
         await push(ours.port, warmupRequests, connections, authHeaders);
         const warmAgent = new http.Agent({ keepAlive: false });
-        const warmCommit = await request(warmAgent, ours.port, 'POST', `/push-api/v1/collections/${COLLECTION}/commit`, authHeaders);
+        const warmCommit = await request(
+          warmAgent,
+          ours.port,
+          'POST',
+          `/push-api/v1/collections/${COLLECTION}/commit`,
+          authHeaders,
+        );
         warmAgent.destroy();
-        if (warmCommit.status !== 200) throw new Error(`warm-up commit answered ${warmCommit.status}: ${warmCommit.body}`);
+        if (warmCommit.status !== 200)
+          throw new Error(`warm-up commit answered ${warmCommit.status}: ${warmCommit.body}`);
       }
       const oursCost = await timedPush(ours.child, ours.port, requests, connections, authHeaders);
       const agent = new http.Agent({ keepAlive: true });
       const commitStarted = performance.now();
-      const commit = await request(agent, ours.port, 'POST', `/push-api/v1/collections/${COLLECTION}/commit`, authHeaders);
+      const commit = await request(
+        agent,
+        ours.port,
+        'POST',
+        `/push-api/v1/collections/${COLLECTION}/commit`,
+        authHeaders,
+      );
       const commitMs = performance.now() - commitStarted;
       if (commit.status !== 200) throw new Error(`commit answered ${commit.status}: ${commit.body}`);
       const state = JSON.parse(
-        (await request(agent, ours.port, 'GET', `/push-api/v1/collections/${COLLECTION}/state`, authHeaders)).body,
+        (await request(agent, ours.port, 'GET', `/push-api/v1/collections/${COLLECTION}/state`, authHeaders))
+          .body,
       ) as {
         documents: number;
         stats: { JournalAppends: number; JournalFsyncs: number };

@@ -19,7 +19,12 @@ import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
 import { startServer } from '../src/http/server.js';
 import { dirSize, formatBytes, median, percentile, printTable } from './lib/measure.js';
-import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, type RfcPage } from './lib/rfc-corpus.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  loadRfcCorpusIntoMemory,
+  type RfcPage,
+} from './lib/rfc-corpus.js';
 
 const PASSWORD = 'bench-password-1';
 const COLLECTION = 'mixed';
@@ -33,7 +38,12 @@ const { values } = parseArgs({
 });
 
 if (values.serve !== undefined) {
-  const server = await startServer({ home: values.serve, port: 0, logger: false, security: { adminPassword: PASSWORD } });
+  const server = await startServer({
+    home: values.serve,
+    port: 0,
+    logger: false,
+    security: { adminPassword: PASSWORD },
+  });
   process.send!({ port: server.port });
   // The parent samples the heap next to RSS, to tell V8 heap growth from buffers and native memory.
   process.on('message', (message) => {
@@ -63,15 +73,29 @@ async function run(): Promise<void> {
   const pages = await loadRfcCorpusIntoMemory(Number(values.limit));
   const home = mkdtempSync(join(tmpdir(), 'pushsearch-mixed-'));
   new CollectionManager(new SearchHome(home), silentPushLog()).create(COLLECTION, 'push');
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', home], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', home], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve) =>
+    child.once('message', (m: { port: number }) => resolve(m.port)),
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number(values.connections) + 4 });
   const auth = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
   const calls: Call[] = [];
   const request = (method: string, path: string, body?: Buffer, type = 'text/plain'): Promise<number> =>
     new Promise((resolve) => {
       const req = http.request(
-        { host: '127.0.0.1', port, method, path, agent, headers: { authorization: auth, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) } },
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          agent,
+          headers: {
+            authorization: auth,
+            ...(body ? { 'content-type': type, 'content-length': body.length } : {}),
+          },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));
@@ -89,7 +113,13 @@ async function run(): Promise<void> {
   const end = Date.now() + Number(values.minutes) * 60_000;
   let next = 0;
   const pushed: string[] = [];
-  const queries = ['protocol', 'congestion window', '"security considerations"', 'tcp OR udp', 'routing table'];
+  const queries = [
+    'protocol',
+    'congestion window',
+    '"security considerations"',
+    'tcp OR udp',
+    'routing table',
+  ];
   const samples: { t: number; rss: number; fds: number }[] = [];
   const started = Date.now();
   const memoryOfChild = (): Promise<NodeJS.MemoryUsage> =>
@@ -127,11 +157,15 @@ async function run(): Promise<void> {
         await timed('delete', () => request('DELETE', `${base}/documents?key=${encodeURIComponent(key)}`));
       } else if (turn % 5 === 0) {
         const query = queries[turn % queries.length]!;
-        await timed('search', () => request('GET', `/s/search.json?collection=${COLLECTION}&query=${encodeURIComponent(query)}`));
+        await timed('search', () =>
+          request('GET', `/s/search.json?collection=${COLLECTION}&query=${encodeURIComponent(query)}`),
+        );
       } else {
         const page: RfcPage = pages[next++ % pages.length]!;
         // After a full pass over the pages, keys repeat: replacements, as real pushes have.
-        await timed('put', () => request('PUT', `${base}/documents?key=${encodeURIComponent(page.key)}`, Buffer.from(page.text)));
+        await timed('put', () =>
+          request('PUT', `${base}/documents?key=${encodeURIComponent(page.key)}`, Buffer.from(page.text)),
+        );
         pushed.push(page.key);
       }
     }
@@ -176,7 +210,9 @@ async function run(): Promise<void> {
   // A minute counts when it ends in the second half (a run shorter than a minute has one).
   const laterMinutes = perMinute.filter((m) => (m.minute + 1) * 60 > seconds / 2);
   const middleOfMinutes = median(laterMinutes.map((m) => m.rss));
-  const worstMinute = Math.max(...laterMinutes.map((m) => Math.abs(m.rss - middleOfMinutes) / middleOfMinutes));
+  const worstMinute = Math.max(
+    ...laterMinutes.map((m) => Math.abs(m.rss - middleOfMinutes) / middleOfMinutes),
+  );
   console.log(
     `RSS per-minute medians: ${perMinute.map((m) => formatBytes(m.rss)).join(', ')}; over the second half within ` +
       `±${(worstMinute * 100).toFixed(1)}% of their median ${formatBytes(middleOfMinutes)}; ` +

@@ -44,7 +44,8 @@ function fields(text: string, marker: RegExp): Map<string, string>[] {
       current?.set(field, '');
       continue;
     }
-    if (current !== undefined && field !== 'I') current.set(field, `${current.get(field) ?? ''} ${line}`.trim());
+    if (current !== undefined && field !== 'I')
+      current.set(field, `${current.get(field) ?? ''} ${line}`.trim());
   }
   return records;
 }
@@ -55,7 +56,9 @@ function loadCranfield(): { docs: CranDoc[]; queries: string[]; qrels: Map<numbe
     title: r.get('T') ?? '',
     text: r.get('W') ?? '',
   }));
-  const queries = fields(readFileSync(join(folder, 'cran.qry'), 'latin1'), /^\.I /).map((r) => r.get('W') ?? '');
+  const queries = fields(readFileSync(join(folder, 'cran.qry'), 'latin1'), /^\.I /).map(
+    (r) => r.get('W') ?? '',
+  );
   const qrels = new Map<number, Map<number, number>>();
   for (const line of readFileSync(join(folder, 'cranqrel'), 'latin1').split('\n')) {
     const [q, d, g] = line.trim().split(/\s+/).map(Number);
@@ -67,7 +70,9 @@ function loadCranfield(): { docs: CranDoc[]; queries: string[]; qrels: Map<numbe
 }
 
 const STOP = new Set(
-  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
 );
 const tokens = (text: string) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((t) => !STOP.has(t));
 
@@ -122,7 +127,8 @@ function averagePrecision(ranking: number[], judged: Map<number, number>): numbe
 }
 
 function ndcgAt10(ranking: number[], judged: Map<number, number>): number {
-  const gain = (grade: number | undefined) => (grade !== undefined && grade >= 1 && grade <= 4 ? 5 - grade : 0);
+  const gain = (grade: number | undefined) =>
+    grade !== undefined && grade >= 1 && grade <= 4 ? 5 - grade : 0;
   const dcg = ranking.slice(0, 10).reduce((s, id, i) => s + gain(judged.get(id)) / Math.log2(i + 2), 0);
   const ideal = [...judged.values()]
     .map(gain)

@@ -28,7 +28,13 @@ import { escapeHtml } from '../src/search/escape-html.js';
 import { appendClick } from '../src/search/click-log.js';
 import { SearchService } from '../src/search/search-service.js';
 import { formatMs, peakRss, formatBytes, printTable } from './lib/measure.js';
-import { corpusAvailable, corpusMissingMessage, loadRfcCorpusIntoMemory, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  loadRfcCorpusIntoMemory,
+  repositoryRoot,
+  type RfcPage,
+} from './lib/rfc-corpus.js';
 
 /** Well-known RFCs and the names people search them by, most famous first. */
 export const WELL_KNOWN_RFCS: readonly { rfc: number; query: string }[] = [
@@ -163,12 +169,15 @@ async function main(): Promise<void> {
       'push.evidence.delay-seconds=86400',
       'push.click-logs.interval-seconds=0',
     ];
-    const writeCfg = (extra: string[]) => writeFileSync(home.collectionConfigFile(COLLECTION), [...baseCfg, ...extra].join('\n') + '\n');
+    const writeCfg = (extra: string[]) =>
+      writeFileSync(home.collectionConfigFile(COLLECTION), [...baseCfg, ...extra].join('\n') + '\n');
     writeCfg([]);
 
     let started = performance.now();
     const pages = await loadRfcCorpusIntoMemory(limit);
-    console.log(`loaded ${pages.length} pages (RFC ${pages[0]?.rfc} to ${pages.at(-1)?.rfc}) in ${formatMs(performance.now() - started)}`);
+    console.log(
+      `loaded ${pages.length} pages (RFC ${pages[0]?.rfc} to ${pages.at(-1)?.rfc}) in ${formatMs(performance.now() - started)}`,
+    );
 
     const collection = manager.collection(COLLECTION);
     started = performance.now();
@@ -179,7 +188,12 @@ async function main(): Promise<void> {
         const page = pages[next++]!;
         const { html, links: n } = pageToHtml(page, contextWords);
         links += n;
-        await collection.putDocument({ key: page.key, content: Buffer.from(html), contentType: 'text/html; charset=utf-8', metadata: {} });
+        await collection.putDocument({
+          key: page.key,
+          content: Buffer.from(html),
+          contentType: 'text/html; charset=utf-8',
+          metadata: {},
+        });
       }
     });
     await Promise.all(workers);
@@ -199,7 +213,9 @@ async function main(): Promise<void> {
     const citing = pages.find((p) => pageToHtml(p, contextWords).links > 0)!;
     await collection.putDocument({
       key: citing.key,
-      content: Buffer.from(pageToHtml({ ...citing, text: citing.text.replace(REFERENCE, 'a reference') }, contextWords).html),
+      content: Buffer.from(
+        pageToHtml({ ...citing, text: citing.text.replace(REFERENCE, 'a reference') }, contextWords).html,
+      ),
       contentType: 'text/html; charset=utf-8',
       metadata: {},
     });
@@ -214,8 +230,17 @@ async function main(): Promise<void> {
     const known = WELL_KNOWN_RFCS.filter((r) => loaded.has(r.rfc)).slice(0, 20);
     const service = new SearchService(manager);
     const search = async (query: string) =>
-      (await service.search({ collection: COLLECTION, query, startRank: 1, numRanks: 20, fmo: false, facetSelections: [], ranges: [] })).response
-        .resultPacket.results;
+      (
+        await service.search({
+          collection: COLLECTION,
+          query,
+          startRank: 1,
+          numRanks: 20,
+          fmo: false,
+          facetSelections: [],
+          ranges: [],
+        })
+      ).response.resultPacket.results;
     const rankOf = async (query: string, key: string) => {
       const rank = (await search(query)).findIndex((r) => r.liveUrl === key) + 1;
       return rank === 0 ? '>20' : rank;
@@ -230,10 +255,16 @@ async function main(): Promise<void> {
     writeCfg(['query_processor_options=-anniemode=3']);
 
     printTable(
-      known.map((r, i) => ({ rfc: r.rfc, query: r.query, 'rank (anchor text on)': on[i]!, 'rank (off)': off[i]! })),
+      known.map((r, i) => ({
+        rfc: r.rfc,
+        query: r.query,
+        'rank (anchor text on)': on[i]!,
+        'rank (off)': off[i]!,
+      })),
     );
     const rate = (ranks: (number | string)[]) => ranks.filter((rank) => rank === 1).length;
-    const mrr = (ranks: (number | string)[]) => ranks.reduce<number>((sum, rank) => sum + (typeof rank === 'number' ? 1 / rank : 0), 0) / ranks.length;
+    const mrr = (ranks: (number | string)[]) =>
+      ranks.reduce<number>((sum, rank) => sum + (typeof rank === 'number' ? 1 / rank : 0), 0) / ranks.length;
     console.log(
       `first page of the RFC first: ${rate(on)}/${known.length} with anchor text, ${rate(off)}/${known.length} without ` +
         `(MRR@20 ${mrr(on).toFixed(3)} vs ${mrr(off).toFixed(3)})`,
@@ -243,10 +274,24 @@ async function main(): Promise<void> {
     // a query it matches that nobody clicked for (skipped when it is the clicked query).
     const clickCount = Number(values.clicks);
     const scoreOf = async (query: string, key: string) =>
-      (await service.search({ collection: COLLECTION, query, startRank: 1, numRanks: 200, fmo: false, facetSelections: [], ranges: [] })).response.resultPacket.results.find(
-        (r) => r.liveUrl === key,
-      )?.score ?? 0;
-    const clicked: { query: string; url: string; other: string; before: { rank: number | string; score: number }; otherBefore: { rank: number | string; score: number } }[] = [];
+      (
+        await service.search({
+          collection: COLLECTION,
+          query,
+          startRank: 1,
+          numRanks: 200,
+          fmo: false,
+          facetSelections: [],
+          ranges: [],
+        })
+      ).response.resultPacket.results.find((r) => r.liveUrl === key)?.score ?? 0;
+    const clicked: {
+      query: string;
+      url: string;
+      other: string;
+      before: { rank: number | string; score: number };
+      otherBefore: { rank: number | string; score: number };
+    }[] = [];
     for (const r of known.slice(0, Number(values['clicked-queries']))) {
       const third = (await search(r.query))[2];
       if (third === undefined) continue;
@@ -257,10 +302,19 @@ async function main(): Promise<void> {
         url: third.liveUrl,
         other,
         before: { rank: 3, score: third.score },
-        otherBefore: other === '' ? { rank: '', score: 0 } : { rank: await rankOf(other, third.liveUrl), score: await scoreOf(other, third.liveUrl) },
+        otherBefore:
+          other === ''
+            ? { rank: '', score: 0 }
+            : { rank: await rankOf(other, third.liveUrl), score: await scoreOf(other, third.liveUrl) },
       });
       for (let i = 0; i < clickCount; i++) {
-        await appendClick(home, COLLECTION, { time: new Date(), collection: COLLECTION, query: r.query, rank: 3, url: third.liveUrl });
+        await appendClick(home, COLLECTION, {
+          time: new Date(),
+          collection: COLLECTION,
+          query: r.query,
+          rank: 3,
+          url: third.liveUrl,
+        });
       }
     }
     started = performance.now();
@@ -286,7 +340,9 @@ async function main(): Promise<void> {
     printTable(rows);
     const onAfter: (number | string)[] = [];
     for (const r of known) onAfter.push(await rankOf(r.query, firstPageOf(r.rfc)));
-    console.log(`first page of the RFC first after the clicks: ${rate(onAfter)}/${known.length} (clicks were on other pages)`);
+    console.log(
+      `first page of the RFC first after the clicks: ${rate(onAfter)}/${known.length} (clicks were on other pages)`,
+    );
     console.log(`peak RSS ${formatBytes(peakRss())}`);
   } finally {
     await manager.closeAll();

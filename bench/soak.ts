@@ -31,13 +31,36 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HttpTransport } from '../src/client/http-transport.js';
-import { dirSize, formatBytes, formatCount, formatMs, formatTable, markdownTable, type TableRow } from './lib/measure.js';
+import {
+  dirSize,
+  formatBytes,
+  formatCount,
+  formatMs,
+  formatTable,
+  markdownTable,
+  type TableRow,
+} from './lib/measure.js';
 import { procAvailable, readProcStats } from './lib/proc-stats.js';
 import { ServerProcess } from './lib/server-process.js';
 import { QUERY_SET } from './lib/query-set.js';
-import { corpusAvailable, corpusMissingMessage, readRfcCorpus, repositoryRoot, type RfcPage } from './lib/rfc-corpus.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  readRfcCorpus,
+  repositoryRoot,
+  type RfcPage,
+} from './lib/rfc-corpus.js';
 import { fingerprint, KeyBook } from './lib/soak-keys.js';
-import { callRows, growthOf, isFlat, spreadOf, type CallRow, type CallStats, type Growth, type Spread } from './lib/soak-summary.js';
+import {
+  callRows,
+  growthOf,
+  isFlat,
+  spreadOf,
+  type CallRow,
+  type CallStats,
+  type Growth,
+  type Spread,
+} from './lib/soak-summary.js';
 
 // ---------------------------------------------------------------------------------------
 // Settings
@@ -89,7 +112,9 @@ function readSettings(): Settings {
     const text = values[name] as string;
     const value = Number(text);
     if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-      throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${JSON.stringify(text)}\n${USAGE}`);
+      throw new UsageError(
+        `--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${JSON.stringify(text)}\n${USAGE}`,
+      );
     }
     return value;
   };
@@ -195,21 +220,35 @@ class Api {
     let body: Buffer = Buffer.alloc(0);
     let networkError = '';
     try {
-      const answer = await this.transport.send({ method, path, headers, body: options.body, timeoutMs: REQUEST_TIMEOUT_MS });
+      const answer = await this.transport.send({
+        method,
+        path,
+        headers,
+        body: options.body,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+      });
       status = answer.status;
       body = answer.body;
     } catch (error) {
       networkError = (error as Error).message;
     }
     const ms = performance.now() - begun;
-    const ok = status !== 0 && (options.expect === undefined ? status >= 200 && status < 300 : options.expect.includes(status));
+    const ok =
+      status !== 0 &&
+      (options.expect === undefined ? status >= 200 && status < 300 : options.expect.includes(status));
     this.total++;
     let phase = this.calls.get(this.phase);
     if (phase === undefined) this.calls.set(this.phase, (phase = new Map()));
     let stats = phase.get(name);
     if (stats === undefined) phase.set(name, (stats = { ms: [], errors: 0 }));
     stats.ms.push(ms);
-    if (!ok) this.fail(name, `${method} ${shorten(path)}`, status, networkError !== '' ? networkError : body.toString('utf8', 0, 500));
+    if (!ok)
+      this.fail(
+        name,
+        `${method} ${shorten(path)}`,
+        status,
+        networkError !== '' ? networkError : body.toString('utf8', 0, 500),
+      );
     return { status, body, ok };
   }
 
@@ -220,7 +259,8 @@ class Api {
     if (stats !== undefined) stats.errors++;
     const error = { t: (Date.now() - this.started) / 1000, phase: this.phase, call, request, status, detail };
     if (this.errors.length < 200) this.errors.push(error);
-    if (this.errorCount <= 20) console.error(`ERROR ${error.t.toFixed(1)}s ${call}: ${request} → ${status} ${detail}`);
+    if (this.errorCount <= 20)
+      console.error(`ERROR ${error.t.toFixed(1)}s ${call}: ${request} → ${status} ${detail}`);
   }
 
   close(): void {
@@ -250,7 +290,13 @@ interface StateView {
   stagedChanges?: number;
   generations?: number;
   mergesRunning?: number;
-  stats?: { TotCommits: number; TotCommitFailures: number; TotMergesDone: number; TotMergesFailed: number; CurKilled: number };
+  stats?: {
+    TotCommits: number;
+    TotCommitFailures: number;
+    TotMergesDone: number;
+    TotMergesFailed: number;
+    CurKilled: number;
+  };
 }
 
 interface SearchAnswer {
@@ -322,7 +368,9 @@ class Sampler {
     const t = (Date.now() - this.started) / 1000;
     const metrics = await this.api.call('metrics', 'GET', '/metrics');
     const text = metrics.body.toString('utf8');
-    const state = json<StateView>(await this.api.call('state', 'GET', `${PUSH}/state`)) ?? { state: 'unknown' };
+    const state = json<StateView>(await this.api.call('state', 'GET', `${PUSH}/state`)) ?? {
+      state: 'unknown',
+    };
     const sample: Sample = {
       t,
       phase: this.api.phase,
@@ -400,7 +448,15 @@ function mixQueries(): string[] {
         return q.terms.join(' ');
     }
   });
-  return [...queries, 'retrans*', 'tcp -udp', '+routing protocol', 't:protocol', 'soak marker', 'congest* control'];
+  return [
+    ...queries,
+    'retrans*',
+    'tcp -udp',
+    '+routing protocol',
+    't:protocol',
+    'soak marker',
+    'congest* control',
+  ];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -498,7 +554,9 @@ async function main(): Promise<number> {
       checks.push(...(await verifyRestart(api, book, sample)));
     } finally {
       api.close();
-      checks.push(stopCheck('after a restart: server stops cleanly on SIGTERM (exit code 0)', await again.stop()));
+      checks.push(
+        stopCheck('after a restart: server stops cleanly on SIGTERM (exit code 0)', await again.stop()),
+      );
     }
   }
   checks.push(logCheck(join(home, 'web', 'log', 'push.log'), 'web/log/push.log holds no error line'));
@@ -519,8 +577,11 @@ async function createCollection(api: Api, settings: Settings): Promise<void> {
     body: Buffer.from(JSON.stringify({ type: 'push' })),
     headers: [['Content-Type', 'application/json']],
   });
-  if (!created.ok) throw new Error(`creating the collection failed with ${created.status}: ${created.body.toString()}`);
-  const config = json<{ files: Record<string, string | null> }>(await api.call('read-config', 'GET', `/admin-api/v1/collections/${COLLECTION}/config`));
+  if (!created.ok)
+    throw new Error(`creating the collection failed with ${created.status}: ${created.body.toString()}`);
+  const config = json<{ files: Record<string, string | null> }>(
+    await api.call('read-config', 'GET', `/admin-api/v1/collections/${COLLECTION}/config`),
+  );
   const cfg =
     (config?.files['collection.cfg'] ?? '') +
     `push.auto-commit.timeout-seconds=${settings.autoCommitSeconds}\npush.auto-commit.max-changes=${settings.autoCommitChanges}\n`;
@@ -529,7 +590,8 @@ async function createCollection(api: Api, settings: Settings): Promise<void> {
     body: Buffer.from(JSON.stringify({ files: { 'collection.cfg': cfg } })),
     headers: [['Content-Type', 'application/json']],
   });
-  if (!written.ok) throw new Error(`writing collection.cfg failed with ${written.status}: ${written.body.toString()}`);
+  if (!written.ok)
+    throw new Error(`writing collection.cfg failed with ${written.status}: ${written.body.toString()}`);
 }
 
 /**
@@ -537,7 +599,13 @@ async function createCollection(api: Api, settings: Settings): Promise<void> {
  * one PUT each, then commits. Keeps some page texts (the content of replacing PUTs) and the
  * pages after the loaded ones (added during the mix).
  */
-async function loadPages(api: Api, book: KeyBook, settings: Settings, texts: string[], extras: RfcPage[]): Promise<LoadResult> {
+async function loadPages(
+  api: Api,
+  book: KeyBook,
+  settings: Settings,
+  texts: string[],
+  extras: RfcPage[],
+): Promise<LoadResult> {
   const keepEvery = Math.max(1, Math.floor(settings.docs / MAX_TEXT_POOL));
   const pages = readRfcCorpus({ limit: settings.docs + MAX_EXTRA_PAGES })[Symbol.asyncIterator]();
   let taken = 0;
@@ -558,7 +626,10 @@ async function loadPages(api: Api, book: KeyBook, settings: Settings, texts: str
     Array.from({ length: settings.loadConnections }, async () => {
       for (let page = await nextPage(); page !== undefined; page = await nextPage()) {
         const body = Buffer.from(page.text, 'utf8');
-        const answer = await api.call('load-put', 'PUT', documentPath(page.key), { body, headers: [TEXT_PLAIN, ...titleHeader(page.title)] });
+        const answer = await api.call('load-put', 'PUT', documentPath(page.key), {
+          body,
+          headers: [TEXT_PLAIN, ...titleHeader(page.title)],
+        });
         if (answer.ok) book.put(page.key, fingerprint(body), undefined, false);
         else book.uncertain(page.key);
         loaded++;
@@ -634,8 +705,14 @@ async function runMix(
     if (key === undefined) return;
     try {
       const token = tokenOf(tokens++);
-      const body = Buffer.from(`${text ?? texts[Math.floor(random() * texts.length)]}\n\nsoak marker ${token}\n`, 'utf8');
-      const answer = await api.call(name, 'PUT', documentPath(key), { body, headers: [TEXT_PLAIN, ...titleHeader(`${title} ${token}`)] });
+      const body = Buffer.from(
+        `${text ?? texts[Math.floor(random() * texts.length)]}\n\nsoak marker ${token}\n`,
+        'utf8',
+      );
+      const answer = await api.call(name, 'PUT', documentPath(key), {
+        body,
+        headers: [TEXT_PLAIN, ...titleHeader(`${title} ${token}`)],
+      });
       if (answer.ok) {
         book.put(key, fingerprint(body), token);
         puts++;
@@ -681,7 +758,12 @@ async function runMix(
     const path = `/s/search.json?collection=${COLLECTION}&query=${encodeURIComponent(query)}`;
     const answer = await api.call('search', 'GET', path, { expect: [200] });
     if (answer.ok && json<SearchAnswer>(answer)?.response?.resultPacket === undefined) {
-      api.fail('search', `GET ${path}`, answer.status, `no resultPacket in ${answer.body.toString('utf8', 0, 200)}`);
+      api.fail(
+        'search',
+        `GET ${path}`,
+        answer.status,
+        `no resultPacket in ${answer.body.toString('utf8', 0, 200)}`,
+      );
     }
   };
 
@@ -702,7 +784,9 @@ async function runMix(
       if (!timeLeft()) return;
       const wait = n % 2 === 0;
       apiCommits++;
-      await api.call(wait ? 'commit' : 'commit-async', 'POST', `${PUSH}/commit?wait=${wait}`, { expect: [wait ? 200 : 202] });
+      await api.call(wait ? 'commit' : 'commit-async', 'POST', `${PUSH}/commit?wait=${wait}`, {
+        expect: [wait ? 200 : 202],
+      });
     }
   };
 
@@ -716,7 +800,12 @@ async function runMix(
       const list = await api.call('snapshot-list', 'GET', `${PUSH}/snapshot`, { expect: [200] });
       const listed = json<{ snapshots: { name: string }[] }>(list)?.snapshots.map((s) => s.name) ?? [];
       if (created.ok && list.ok && !listed.includes(name)) {
-        api.fail('snapshot-list', `GET ${PUSH}/snapshot`, list.status, `snapshot ${name} is missing from ${JSON.stringify(listed)}`);
+        api.fail(
+          'snapshot-list',
+          `GET ${PUSH}/snapshot`,
+          list.status,
+          `snapshot ${name} is missing from ${JSON.stringify(listed)}`,
+        );
       }
       if (created.ok) await api.call('snapshot-delete', 'DELETE', path, { expect: [200] });
     }
@@ -742,7 +831,9 @@ function documentProblem(answer: Answer, expected: string): string | undefined {
   const content = document?.pushContent?.content;
   if (content === undefined) return `no pushContent.content in ${answer.body.toString('utf8', 0, 200)}`;
   const got = fingerprint(Buffer.from(content, 'base64'));
-  return got === expected ? undefined : `content fingerprint ${got}, expected ${expected} (the last acknowledged put)`;
+  return got === expected
+    ? undefined
+    : `content fingerprint ${got}, expected ${expected} (the last acknowledged put)`;
 }
 
 function newCheck(checks: Check[], name: string): Check {
@@ -757,17 +848,27 @@ function failed(c: Check, why: string): void {
 }
 
 /** After the mix: the load's count, auto-commits, a final commit and the count after it, snapshots left. */
-async function verifyCounts(api: Api, book: KeyBook, home: string, load: LoadResult, mix: MixResult): Promise<Check[]> {
+async function verifyCounts(
+  api: Api,
+  book: KeyBook,
+  home: string,
+  load: LoadResult,
+  mix: MixResult,
+): Promise<Check[]> {
   const checks: Check[] = [];
   const loaded = newCheck(checks, 'documents after the load = pages loaded');
   loaded.checked++;
-  if (load.documentsAfter !== load.docs) failed(loaded, `state says ${load.documentsAfter} documents, ${load.docs} were loaded`);
+  if (load.documentsAfter !== load.docs)
+    failed(loaded, `state says ${load.documentsAfter} documents, ${load.docs} were loaded`);
 
   const auto = newCheck(checks, 'auto-commit fired during the mix (commits published > API commits)');
   auto.checked++;
   const published = mix.commitsAfter - mix.commitsBefore;
   if (!(published > mix.apiCommits)) {
-    failed(auto, `${published} commits published during the mix, ${mix.apiCommits} asked for through the API: no auto-commit seen`);
+    failed(
+      auto,
+      `${published} commits published during the mix, ${mix.apiCommits} asked for through the API: no auto-commit seen`,
+    );
   }
 
   const commit = await api.call('final-commit', 'POST', `${PUSH}/commit?wait=true`, { expect: [200] });
@@ -777,11 +878,16 @@ async function verifyCounts(api: Api, book: KeyBook, home: string, load: LoadRes
 
   const snapshots = newCheck(checks, 'no snapshot left (listed or on disk)');
   snapshots.checked++;
-  const listed = json<{ snapshots: { name: string }[] }>(await api.call('snapshot-list', 'GET', `${PUSH}/snapshot`, { expect: [200] }));
+  const listed = json<{ snapshots: { name: string }[] }>(
+    await api.call('snapshot-list', 'GET', `${PUSH}/snapshot`, { expect: [200] }),
+  );
   const folder = join(home, 'data', COLLECTION, 'snapshot');
   const onDisk = existsSync(folder) ? readdirSync(folder) : [];
   if ((listed?.snapshots.length ?? -1) !== 0 || onDisk.length > 0) {
-    failed(snapshots, `listed ${JSON.stringify(listed?.snapshots.map((s) => s.name))}, on disk ${JSON.stringify(onDisk)}`);
+    failed(
+      snapshots,
+      `listed ${JSON.stringify(listed?.snapshots.map((s) => s.name))}, on disk ${JSON.stringify(onDisk)}`,
+    );
   }
   return checks;
 }
@@ -795,7 +901,8 @@ async function checkCount(api: Api, book: KeyBook, c: Check): Promise<void> {
   }
   c.checked++;
   if (state?.state !== 'RUNNING') failed(c, `state is ${JSON.stringify(state)}`);
-  else if (state.documents !== book.liveCount) failed(c, `state says ${state.documents} documents, ${book.liveCount} expected`);
+  else if (state.documents !== book.liveCount)
+    failed(c, `state says ${state.documents} documents, ${book.liveCount} expected`);
   else if (state.stagedChanges !== 0) failed(c, `${state.stagedChanges} changes staged, none expected`);
 }
 
@@ -808,42 +915,63 @@ type KeySample = ReturnType<KeyBook['sample']>;
  */
 async function verifyKeys(api: Api, book: KeyBook, sample: KeySample, label: string): Promise<Check[]> {
   const checks: Check[] = [];
-  const getLive = newCheck(checks, `${label}GET of keys put during the mix: 200, committed, content of the last put`);
-  const getUntouched = newCheck(checks, `${label}GET of loaded keys never touched since: 200, committed, content as loaded`);
+  const getLive = newCheck(
+    checks,
+    `${label}GET of keys put during the mix: 200, committed, content of the last put`,
+  );
+  const getUntouched = newCheck(
+    checks,
+    `${label}GET of loaded keys never touched since: 200, committed, content as loaded`,
+  );
   const getDeleted = newCheck(checks, `${label}GET of deleted keys: 404`);
   const searchLive = newCheck(checks, `${label}search for a live key's unique word finds that key, once`);
-  const searchGone = newCheck(checks, `${label}search for the unique word of a replaced or deleted version finds nothing`);
+  const searchGone = newCheck(
+    checks,
+    `${label}search for the unique word of a replaced or deleted version finds nothing`,
+  );
   const searchFor = async (token: string): Promise<{ total: number; urls: string[] } | undefined> => {
-    const answer = await api.call('verify-search', 'GET', `/s/search.json?collection=${COLLECTION}&query=${token}`, { expect: [200] });
+    const answer = await api.call(
+      'verify-search',
+      'GET',
+      `/s/search.json?collection=${COLLECTION}&query=${token}`,
+      { expect: [200] },
+    );
     const packet = json<SearchAnswer>(answer)?.response?.resultPacket;
-    return packet === undefined ? undefined : { total: packet.resultsSummary.totalMatching, urls: packet.results.map((r) => r.liveUrl) };
+    return packet === undefined
+      ? undefined
+      : { total: packet.resultsSummary.totalMatching, urls: packet.results.map((r) => r.liveUrl) };
   };
   const verifyGone = async (token: string, key: string): Promise<void> => {
     searchGone.checked++;
     const found = await searchFor(token);
-    if (found?.total !== 0) failed(searchGone, `${token} (an old version of ${key}): ${JSON.stringify(found)}`);
+    if (found?.total !== 0)
+      failed(searchGone, `${token} (an old version of ${key}): ${JSON.stringify(found)}`);
   };
   const verifyLive = async (key: string, c: Check): Promise<void> => {
     const record = book.record(key)!;
     c.checked++;
     const answer = await api.call('verify-get', 'GET', documentPath(key), { expect: [200] });
-    if (!answer.ok) failed(c, `GET ${key} answered ${answer.status}: ${answer.body.toString('utf8', 0, 200)}`);
+    if (!answer.ok)
+      failed(c, `GET ${key} answered ${answer.status}: ${answer.body.toString('utf8', 0, 200)}`);
     else {
       const problem = documentProblem(answer, record.fingerprint);
       if (problem !== undefined) failed(c, `GET ${key}: ${problem}`);
-      else if (json<{ committed?: boolean }>(answer)?.committed !== true) failed(c, `GET ${key}: committed is not true after the final commit`);
+      else if (json<{ committed?: boolean }>(answer)?.committed !== true)
+        failed(c, `GET ${key}: committed is not true after the final commit`);
     }
     if (record.token !== undefined) {
       searchLive.checked++;
       const found = await searchFor(record.token);
-      if (found?.total !== 1 || found.urls[0] !== key) failed(searchLive, `${record.token} (${key}): ${JSON.stringify(found)}`);
+      if (found?.total !== 1 || found.urls[0] !== key)
+        failed(searchLive, `${record.token} (${key}): ${JSON.stringify(found)}`);
     }
     if (record.previousToken !== undefined) await verifyGone(record.previousToken, key);
   };
   const verifyDeleted = async (key: string): Promise<void> => {
     getDeleted.checked++;
     const answer = await api.call('verify-get', 'GET', documentPath(key), { expect: [404] });
-    if (!answer.ok) failed(getDeleted, `GET ${key} answered ${answer.status}: ${answer.body.toString('utf8', 0, 200)}`);
+    if (!answer.ok)
+      failed(getDeleted, `GET ${key} answered ${answer.status}: ${answer.body.toString('utf8', 0, 200)}`);
     const previous = book.record(key)!.previousToken;
     if (previous !== undefined) await verifyGone(previous, key);
   };
@@ -858,7 +986,8 @@ async function verifyKeys(api: Api, book: KeyBook, sample: KeySample, label: str
     }),
   );
   // A GET or search that failed outright is also in the error list; a check is never empty by accident.
-  for (const c of [getLive, getDeleted, searchLive]) if (c.checked === 0) c.notes.push('nothing to check (the mix was too short?)');
+  for (const c of [getLive, getDeleted, searchLive])
+    if (c.checked === 0) c.notes.push('nothing to check (the mix was too short?)');
   return checks;
 }
 
@@ -879,7 +1008,13 @@ async function verifyRestart(api: Api, book: KeyBook, sample: KeySample): Promis
 }
 
 function stopCheck(name: string, exitCode: number | null): Check {
-  return { check: name, checked: 1, failed: exitCode === 0 ? 0 : 1, failures: exitCode === 0 ? [] : [`exit code ${exitCode}`], notes: [] };
+  return {
+    check: name,
+    checked: 1,
+    failed: exitCode === 0 ? 0 : 1,
+    failures: exitCode === 0 ? [] : [`exit code ${exitCode}`],
+    notes: [],
+  };
 }
 
 /**
@@ -897,11 +1032,18 @@ function logCheck(file: string, name: string): Check {
     try {
       level = (JSON.parse(line) as { level?: unknown }).level;
     } catch {
-      level = /^\(node:\d+\) \w*Warning: |^\(Use `node --trace-warnings/.test(line) ? 'node-warning' : 'unparsed';
+      level = /^\(node:\d+\) \w*Warning: |^\(Use `node --trace-warnings/.test(line)
+        ? 'node-warning'
+        : 'unparsed';
     }
     if (level === 'node-warning') {
       if (c.notes.length < 20 && !line.startsWith('(Use')) c.notes.push(line.slice(0, 600));
-    } else if (level === 'error' || level === 'fatal' || level === 'unparsed' || (typeof level === 'number' && level >= 50)) {
+    } else if (
+      level === 'error' ||
+      level === 'fatal' ||
+      level === 'unparsed' ||
+      (typeof level === 'number' && level >= 50)
+    ) {
       c.failed++;
       if (c.failures.length < 20) c.failures.push(line.slice(0, 600));
     }
@@ -963,25 +1105,82 @@ function buildReport(
 
   // The second half of the mix: the judged window (the first half lets caches and generations settle).
   const mixSamples = samples.filter((s) => s.phase === 'mix');
-  const halfway = mixSamples.length === 0 ? 0 : mixSamples[0]!.t + (mixSamples[mixSamples.length - 1]!.t - mixSamples[0]!.t) / 2;
+  const halfway =
+    mixSamples.length === 0
+      ? 0
+      : mixSamples[0]!.t + (mixSamples[mixSamples.length - 1]!.t - mixSamples[0]!.t) / 2;
   const window = mixSamples.filter((s) => s.t >= halfway);
   const times = window.map((s) => s.t);
   const spreads: { name: string; spread: Spread; bytes: boolean; flat?: boolean; growth?: Growth }[] = [];
   if (window.length >= 2) {
-    const rss = spreadOf(times, window.map((s) => s.rss));
-    const heap = spreadOf(times, window.map((s) => s.heapUsed));
-    const disk = spreadOf(times, window.map((s) => s.diskBytes));
+    const rss = spreadOf(
+      times,
+      window.map((s) => s.rss),
+    );
+    const heap = spreadOf(
+      times,
+      window.map((s) => s.heapUsed),
+    );
+    const disk = spreadOf(
+      times,
+      window.map((s) => s.diskBytes),
+    );
     spreads.push({ name: 'RSS', spread: rss, bytes: true, flat: isFlat(rss) });
     // The heap is a GC sawtooth: judged by its trend (medians of the two halves), not sample by sample.
-    spreads.push({ name: 'heap used', spread: heap, bytes: true, growth: growthOf(times, window.map((s) => s.heapUsed), 0, 0.1) });
-    spreads.push({ name: 'open fds', spread: spreadOf(times, window.map((s) => s.fds)), bytes: false, growth: growthOf(times, window.map((s) => s.fds)) });
-    spreads.push({ name: 'threads', spread: spreadOf(times, window.map((s) => s.threads)), bytes: false, growth: growthOf(times, window.map((s) => s.threads), 1, 0) });
+    spreads.push({
+      name: 'heap used',
+      spread: heap,
+      bytes: true,
+      growth: growthOf(
+        times,
+        window.map((s) => s.heapUsed),
+        0,
+        0.1,
+      ),
+    });
+    spreads.push({
+      name: 'open fds',
+      spread: spreadOf(
+        times,
+        window.map((s) => s.fds),
+      ),
+      bytes: false,
+      growth: growthOf(
+        times,
+        window.map((s) => s.fds),
+      ),
+    });
+    spreads.push({
+      name: 'threads',
+      spread: spreadOf(
+        times,
+        window.map((s) => s.threads),
+      ),
+      bytes: false,
+      growth: growthOf(
+        times,
+        window.map((s) => s.threads),
+        1,
+        0,
+      ),
+    });
     // Merges make the index breathe; a leak of files would show as a trend.
-    spreads.push({ name: 'data folder', spread: disk, bytes: true, growth: growthOf(times, window.map((s) => s.diskBytes), 0, 0.25) });
+    spreads.push({
+      name: 'data folder',
+      spread: disk,
+      bytes: true,
+      growth: growthOf(
+        times,
+        window.map((s) => s.diskBytes),
+        0,
+        0.25,
+      ),
+    });
   }
   const spreadTable: TableRow[] = spreads.map(({ name, spread, bytes, flat, growth }) => {
     const f = (v: number): string => (bytes ? formatBytes(v) : String(Math.round(v)));
-    const allowed = growth === undefined ? '' : bytes ? `+${formatBytes(growth.allowance)}` : `+${growth.allowance}`;
+    const allowed =
+      growth === undefined ? '' : bytes ? `+${formatBytes(growth.allowance)}` : `+${growth.allowance}`;
     return {
       gauge: name,
       min: f(spread.min),
@@ -1004,8 +1203,16 @@ function buildReport(
   const verdict = [
     api.errorCount === 0 ? '**errors: 0**' : `**errors: ${api.errorCount} — FAILED** (see Errors)`,
     verificationPassed ? '**verification: passed**' : '**verification: FAILED** (see Verification)',
-    rssFlat === undefined ? 'RSS: too few samples to judge' : rssFlat ? 'RSS: flat (within ±10% of its median over the second half)' : '**RSS: NOT flat** (beyond ±10% of its median over the second half)',
-    fdsGrow === undefined ? 'open fds: too few samples to judge' : fdsGrow ? '**open fds: GROW**' : 'open fds: do not grow',
+    rssFlat === undefined
+      ? 'RSS: too few samples to judge'
+      : rssFlat
+        ? 'RSS: flat (within ±10% of its median over the second half)'
+        : '**RSS: NOT flat** (beyond ±10% of its median over the second half)',
+    fdsGrow === undefined
+      ? 'open fds: too few samples to judge'
+      : fdsGrow
+        ? '**open fds: GROW**'
+        : 'open fds: do not grow',
   ];
 
   const loadText =
@@ -1025,9 +1232,20 @@ function buildReport(
         `**${published} commits published, ${mix.apiCommits} asked for through the API: at least ${published - mix.apiCommits} auto-commits** ` +
         `(collection.cfg: push.auto-commit.timeout-seconds=${settings.autoCommitSeconds}, push.auto-commit.max-changes=${settings.autoCommitChanges}).`;
 
-  const checkTable: TableRow[] = checks.map((c) => ({ check: c.check, checked: c.checked, failed: c.failed, result: c.failed === 0 ? 'ok' : 'FAILED' }));
-  const failures = checks.flatMap((c) => [...c.failures.map((f) => `- ${c.check}: ${f}`), ...c.notes.map((n) => `- ${c.check}: note: ${n}`)]);
-  const errorLines = api.errors.map((e) => `- ${e.t.toFixed(1)} s, ${e.phase}, ${e.call}: \`${e.request}\` → ${e.status}: ${e.detail.replace(/\s+/g, ' ').slice(0, 300)}`);
+  const checkTable: TableRow[] = checks.map((c) => ({
+    check: c.check,
+    checked: c.checked,
+    failed: c.failed,
+    result: c.failed === 0 ? 'ok' : 'FAILED',
+  }));
+  const failures = checks.flatMap((c) => [
+    ...c.failures.map((f) => `- ${c.check}: ${f}`),
+    ...c.notes.map((n) => `- ${c.check}: note: ${n}`),
+  ]);
+  const errorLines = api.errors.map(
+    (e) =>
+      `- ${e.t.toFixed(1)} s, ${e.phase}, ${e.call}: \`${e.request}\` → ${e.status}: ${e.detail.replace(/\s+/g, ' ').slice(0, 300)}`,
+  );
 
   const every = Math.max(1, Math.ceil(samples.length / 90));
   const shown = samples.filter((_, i) => i % every === 0 || i === samples.length - 1);
@@ -1051,7 +1269,9 @@ function buildReport(
     errors: s.errors,
   }));
 
-  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${formatBytes(totalmem())} memory, Node ${process.version}, load average at the end ${loadavg().map((n) => n.toFixed(1)).join(' ')}`;
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${formatBytes(totalmem())} memory, Node ${process.version}, load average at the end ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}`;
   const command = `node dist/bench/soak.js --docs ${settings.docs} --minutes ${settings.minutes} --concurrency ${settings.concurrency}`;
   const parts = [
     `# Soak: ${settings.minutes} min of mixed push traffic on ${formatCount(load?.docs ?? settings.docs)} RFC pages`,
@@ -1095,10 +1315,15 @@ function buildReport(
       errors: api.errorCount,
       verificationPassed,
       load,
-      mix: mix === undefined ? undefined : { ...mix, commitsPublished: published, autoCommitsAtLeast: published - mix.apiCommits },
+      mix:
+        mix === undefined
+          ? undefined
+          : { ...mix, commitsPublished: published, autoCommitsAtLeast: published - mix.apiCommits },
       calls,
       otherCalls,
-      secondHalf: Object.fromEntries(spreads.map((s) => [s.name, { ...s.spread, flat: s.flat, growth: s.growth }])),
+      secondHalf: Object.fromEntries(
+        spreads.map((s) => [s.name, { ...s.spread, flat: s.flat, growth: s.growth }]),
+      ),
       checks,
       errorList: api.errors,
       samples,

@@ -7,7 +7,11 @@ export class SearchError extends Error {
   readonly code: string;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: string, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+  constructor(
+    code: string,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown> },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SearchError';
     this.code = code;

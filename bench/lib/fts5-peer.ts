@@ -99,7 +99,9 @@ export class Fts5Peer {
     );
     this.countStatement = db.prepare('SELECT count(*) AS n FROM pages WHERE pages MATCH ?');
     // The LIMIT inside stops FTS5's scan at the limit-th match.
-    this.countUpToStatement = db.prepare('SELECT count(*) AS n FROM (SELECT rowid FROM pages WHERE pages MATCH ? LIMIT ?)');
+    this.countUpToStatement = db.prepare(
+      'SELECT count(*) AS n FROM (SELECT rowid FROM pages WHERE pages MATCH ? LIMIT ?)',
+    );
     this.insertMany = db.transaction((pages: readonly RfcPage[]) => {
       for (const page of pages) this.insertStatement.run(page.key, page.title, page.text);
     });

@@ -35,7 +35,12 @@ export function readProcStats(pid: number): ProcStats {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const cpuSeconds = (Number(after[11]) + Number(after[12])) / CLOCK_TICKS;
-  return { rss: field('VmRSS') * 1024, fds: readdirSync(`/proc/${pid}/fd`).length, threads: field('Threads'), cpuSeconds };
+  return {
+    rss: field('VmRSS') * 1024,
+    fds: readdirSync(`/proc/${pid}/fd`).length,
+    threads: field('Threads'),
+    cpuSeconds,
+  };
 }
 
 /** Whether {@link readProcStats} can work on this machine. */

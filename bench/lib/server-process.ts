@@ -35,24 +35,35 @@ export class ServerProcess {
     const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
     const output = openSync(outputFile, 'a');
     // LOG_LEVEL=warn: request logging at info would write a line per request and measure the logger.
-    const child = spawn(process.execPath, [main, 'serve', '--home', home, '--port', String(port), '--host', '127.0.0.1'], {
-      env: { ...process.env, SEARCH_ADMIN_PASSWORD: adminPassword, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', output, output],
-    });
+    const child = spawn(
+      process.execPath,
+      [main, 'serve', '--home', home, '--port', String(port), '--host', '127.0.0.1'],
+      {
+        env: { ...process.env, SEARCH_ADMIN_PASSWORD: adminPassword, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', output, output],
+      },
+    );
     closeSync(output);
     const server = new ServerProcess(child, port);
     const transport = new HttpTransport(`http://127.0.0.1:${port}`);
     try {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        if (!server.running) throw new Error(`the server exited with ${server.exitCode} at start; see ${outputFile}`);
+        if (!server.running)
+          throw new Error(`the server exited with ${server.exitCode} at start; see ${outputFile}`);
         try {
-          const answer = await transport.send({ method: 'GET', path: '/health', headers: [], timeoutMs: 5000 });
+          const answer = await transport.send({
+            method: 'GET',
+            path: '/health',
+            headers: [],
+            timeoutMs: 5000,
+          });
           if (answer.status === 200) return server;
         } catch {
           // Not listening yet.
         }
-        if (Date.now() > deadline) throw new Error(`the server did not answer /health within 60 s; see ${outputFile}`);
+        if (Date.now() > deadline)
+          throw new Error(`the server did not answer /health within 60 s; see ${outputFile}`);
         await delay(100);
       }
     } catch (error) {

@@ -24,8 +24,15 @@ export interface CallRow {
 }
 
 /** Count, rate over `seconds`, p50/p99/max latency and errors of each kind of call, in the given order. */
-export function callRows(calls: ReadonlyMap<string, CallStats>, seconds: number, order: readonly string[]): CallRow[] {
-  const names = [...order.filter((name) => calls.has(name)), ...[...calls.keys()].filter((name) => !order.includes(name))];
+export function callRows(
+  calls: ReadonlyMap<string, CallStats>,
+  seconds: number,
+  order: readonly string[],
+): CallRow[] {
+  const names = [
+    ...order.filter((name) => calls.has(name)),
+    ...[...calls.keys()].filter((name) => !order.includes(name)),
+  ];
   return names.map((call) => {
     const stats = calls.get(call)!;
     return {
@@ -59,7 +66,8 @@ export function spreadOf(seconds: readonly number[], values: readonly number[]):
   }
   const middle = median(values);
   let deviation = 0;
-  for (const v of values) deviation = Math.max(deviation, middle === 0 ? (v === 0 ? 0 : Infinity) : Math.abs(v - middle) / middle);
+  for (const v of values)
+    deviation = Math.max(deviation, middle === 0 ? (v === 0 ? 0 : Infinity) : Math.abs(v - middle) / middle);
   return {
     samples: values.length,
     min: Math.min(...values),
@@ -112,7 +120,12 @@ export interface Growth {
  * sample taken while a merge or a snapshot holds extra files open is no leak; a leak raises
  * every later sample. The allowance absorbs a merge that happens to straddle the split.
  */
-export function growthOf(seconds: readonly number[], values: readonly number[], absolute = 2, relative = 0.05): Growth {
+export function growthOf(
+  seconds: readonly number[],
+  values: readonly number[],
+  absolute = 2,
+  relative = 0.05,
+): Growth {
   if (values.length < 2) throw new RangeError('growthOf: needs at least two samples');
   const start = seconds[0]!;
   const split = start + (seconds[seconds.length - 1]! - start) / 2;

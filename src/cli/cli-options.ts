@@ -77,7 +77,13 @@ export function makeClient(
   const password = args.values.password ?? args.env.PUSHSEARCH_PASSWORD;
   if (password === undefined) throw new UsageError('no password: give --password or set PUSHSEARCH_PASSWORD');
   try {
-    return new PushClient({ url, user, password, auth: args.values.basic === true ? 'basic' : 'token', ...options });
+    return new PushClient({
+      url,
+      user,
+      password,
+      auth: args.values.basic === true ? 'basic' : 'token',
+      ...options,
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -98,11 +104,19 @@ export function noMore(args: CliArgs, count: number): void {
 }
 
 /** A whole number option within bounds, or its default. */
-export function intOption(args: CliArgs, name: keyof CliArgs['values'], fallback: number, min: number, max: number): number {
+export function intOption(
+  args: CliArgs,
+  name: keyof CliArgs['values'],
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const text = args.values[name];
   if (text === undefined) return fallback;
   if (typeof text !== 'string' || !/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`,
+    );
   }
   return Number(text);
 }

@@ -20,8 +20,12 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
     const action = required(args, 1, 'create, list or delete');
     const name = action === 'list' ? undefined : required(args, 2, 'NAME');
     noMore(args, action === 'list' ? 2 : 3);
-    if (!['create', 'list', 'delete'].includes(action)) throw new UsageError(`unknown collection action ${JSON.stringify(action)}: create, list or delete`);
-    const members = args.values.meta?.split(',').map((m) => m.trim()).filter((m) => m !== '');
+    if (!['create', 'list', 'delete'].includes(action))
+      throw new UsageError(`unknown collection action ${JSON.stringify(action)}: create, list or delete`);
+    const members = args.values.meta
+      ?.split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== '');
     const json = args.values.json === true;
 
     if (serverUrl(args) !== undefined) {
@@ -30,7 +34,11 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
         if (action === 'list') {
           const collections = await client.listCollections();
           if (json) printJson({ collections });
-          else printTable(['NAME', 'TYPE', 'STATE', 'DOCUMENTS'], collections.map((c) => [c.name, c.type, c.state, String(c.documents ?? '')]));
+          else
+            printTable(
+              ['NAME', 'TYPE', 'STATE', 'DOCUMENTS'],
+              collections.map((c) => [c.name, c.type, c.state, String(c.documents ?? '')]),
+            );
         } else if (action === 'create') {
           const answer = await client.createCollection(name!, members);
           if (json) printJson(answer);
@@ -73,10 +81,18 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
     try {
       if (action === 'create') {
         manager.create(name!, members === undefined ? 'push' : 'meta', members ?? []);
-        if (json) printJson({ message: `${members === undefined ? 'push' : 'meta'} collection ${name} created`, home });
-        else process.stdout.write(`created ${members === undefined ? 'push' : 'meta'} collection ${name} in ${home}\n`);
+        if (json)
+          printJson({
+            message: `${members === undefined ? 'push' : 'meta'} collection ${name} created`,
+            home,
+          });
+        else
+          process.stdout.write(
+            `created ${members === undefined ? 'push' : 'meta'} collection ${name} in ${home}\n`,
+          );
       } else {
-        if (!manager.exists(name!)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist in ${home}`);
+        if (!manager.exists(name!))
+          throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist in ${home}`);
         await manager.delete(name!);
         if (json) printJson({ message: `collection ${name} deleted` });
         else process.stdout.write(`deleted collection ${name}\n`);

@@ -48,7 +48,8 @@ export function exitCodeFor(error: unknown): number {
 
 /** One line for stderr. */
 export function describeError(error: unknown): string {
-  if (error instanceof PushApiError) return `${error.code} (${error.status === 0 ? 'no answer' : `HTTP ${error.status}`}): ${error.message}`;
+  if (error instanceof PushApiError)
+    return `${error.code} (${error.status === 0 ? 'no answer' : `HTTP ${error.status}`}): ${error.message}`;
   if (error instanceof SearchError) return `${error.code}: ${error.message}`;
   return (error as Error)?.message ?? String(error);
 }

@@ -55,14 +55,25 @@ Exit 7 when some documents could not be stored (the first ${MAX_FAILURES_SHOWN} 
     const push = async (item: LoadItem): Promise<void> => {
       const size = typeof item.content === 'string' ? Buffer.byteLength(item.content) : item.content.length;
       try {
-        await client.add(collection, item.key, item.content, { contentType: item.contentType, metadata: item.metadata });
+        await client.add(collection, item.key, item.content, {
+          contentType: item.contentType,
+          metadata: item.metadata,
+        });
         counters.docs++;
         counters.bytes += size;
       } catch (error) {
         // A wrong password or a missing collection fails every document alike: stop at once.
-        if (error instanceof PushApiError && (error.status === 0 || error.status === 401 || error.status === 403 || error.code === 'COLLECTION_NOT_FOUND')) throw error;
+        if (
+          error instanceof PushApiError &&
+          (error.status === 0 ||
+            error.status === 401 ||
+            error.status === 403 ||
+            error.code === 'COLLECTION_NOT_FOUND')
+        )
+          throw error;
         counters.failed++;
-        if (counters.failed <= MAX_FAILURES_SHOWN) process.stderr.write(`\nfailed ${item.origin} (${item.key}): ${describeError(error)}\n`);
+        if (counters.failed <= MAX_FAILURES_SHOWN)
+          process.stderr.write(`\nfailed ${item.origin} (${item.key}): ${describeError(error)}\n`);
       }
     };
     const worker = async (): Promise<void> => {
@@ -86,7 +97,8 @@ Exit 7 when some documents could not be stored (the first ${MAX_FAILURES_SHOWN} 
       );
       if (stopped !== undefined) throw stopped;
       progress.finish();
-      if (args.values['no-commit'] !== true && counters.docs > 0) commit = await client.commit(collection, true);
+      if (args.values['no-commit'] !== true && counters.docs > 0)
+        commit = await client.commit(collection, true);
     } finally {
       clearInterval(timer);
       client.close();
@@ -106,7 +118,9 @@ Exit 7 when some documents could not be stored (the first ${MAX_FAILURES_SHOWN} 
       process.stdout.write(
         `loaded ${summary.docs} documents (${(summary.bytes / 1e6).toFixed(2)} MB) from ${summary.source} in ${summary.seconds.toFixed(1)} s: ` +
           `${summary.docsPerSecond} docs/s, ${summary.megabytesPerSecond} MB/s, ${summary.retries} retries, ${summary.failed} failed\n` +
-          (commit === null ? 'not committed\n' : `committed ${commit.changes} changes (generation ${commit.generation ?? 'none'})\n`),
+          (commit === null
+            ? 'not committed\n'
+            : `committed ${commit.changes} changes (generation ${commit.generation ?? 'none'})\n`),
       );
     }
     return counters.failed > 0 ? EXIT.PARTIAL : EXIT.OK;

@@ -32,7 +32,10 @@ export interface LoadSource {
  * in the RFC corpus format: one object a line with `key`, `text` (or `content`), and
  * optionally `title` (sent as metadata `title`), `contentType` and `metadata`.
  */
-export function openSource(path: string, options: { keyPrefix?: string; contentTypes: Readonly<Record<string, string>> }): LoadSource {
+export function openSource(
+  path: string,
+  options: { keyPrefix?: string; contentTypes: Readonly<Record<string, string>> },
+): LoadSource {
   let stats;
   try {
     stats = statSync(path);
@@ -44,7 +47,11 @@ export function openSource(path: string, options: { keyPrefix?: string; contentT
   throw new UsageError(`${path} is neither a folder nor a .jsonl or .jsonl.br file`);
 }
 
-function folderSource(folder: string, keyPrefix: string | undefined, contentTypes: Readonly<Record<string, string>>): LoadSource {
+function folderSource(
+  folder: string,
+  keyPrefix: string | undefined,
+  contentTypes: Readonly<Record<string, string>>,
+): LoadSource {
   const root = resolve(folder);
   const files = listFiles(root);
   const prefix = keyPrefix ?? pathToFileURL(root + sep).href;
@@ -54,15 +61,26 @@ function folderSource(folder: string, keyPrefix: string | undefined, contentType
       const rel = relative(root, file).split(sep).map(encodeURIComponent).join('/');
       const content = await readFile(file);
       done++;
-      yield { key: prefix.endsWith('/') ? prefix + rel : `${prefix}/${rel}`, content, contentType: contentTypes[extname(file).toLowerCase()], origin: file };
+      yield {
+        key: prefix.endsWith('/') ? prefix + rel : `${prefix}/${rel}`,
+        content,
+        contentType: contentTypes[extname(file).toLowerCase()],
+        origin: file,
+      };
     }
   }
-  return { items: items(), progress: () => (files.length === 0 ? 1 : done / files.length), description: `${files.length} files under ${root}` };
+  return {
+    items: items(),
+    progress: () => (files.length === 0 ? 1 : done / files.length),
+    description: `${files.length} files under ${root}`,
+  };
 }
 
 function listFiles(folder: string): string[] {
   const out: string[] = [];
-  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     if (entry.name.startsWith('.')) continue;
     const path = join(folder, entry.name);
     if (entry.isDirectory()) out.push(...listFiles(path));
@@ -96,7 +114,10 @@ function parseLine(raw: string, origin: string): LoadItem {
   }
   const content = record.text ?? record.content;
   if (typeof record.key !== 'string' || typeof content !== 'string') {
-    throw new SearchError('LOAD_SOURCE_INVALID', `${origin}: a line needs "key" and "text" (or "content") strings`);
+    throw new SearchError(
+      'LOAD_SOURCE_INVALID',
+      `${origin}: a line needs "key" and "text" (or "content") strings`,
+    );
   }
   const metadata: Record<string, string[]> = {};
   if (typeof record.metadata === 'object' && record.metadata !== null) {

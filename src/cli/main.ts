@@ -54,7 +54,10 @@ function helpOf(command: string | undefined): string {
 }
 
 /** Runs the command line; resolves with the exit code, or undefined while `serve` runs. */
-async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
+async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number | undefined> {
   let args: CliArgs | undefined;
   try {
     args = parseCli(argv, env);

@@ -50,7 +50,8 @@ export class ProgressLine {
     const { docs, failed, bytes, retries } = this.counters;
     const fraction = this.fraction();
     let eta = '';
-    if (fraction !== undefined && fraction > 0 && fraction < 1) eta = ` ETA ${formatDuration((seconds * (1 - fraction)) / fraction)}`;
+    if (fraction !== undefined && fraction > 0 && fraction < 1)
+      eta = ` ETA ${formatDuration((seconds * (1 - fraction)) / fraction)}`;
     const percent = fraction === undefined ? '' : ` ${(fraction * 100).toFixed(1)}%`;
     return `${docs} docs${percent} ${(docs / seconds).toFixed(0)} docs/s ${(bytes / 1e6 / seconds).toFixed(2)} MB/s${eta} retries ${retries} failed ${failed}`;
   }

@@ -4,7 +4,15 @@ import { SearchError } from '../errors.js';
 import type { PushClient } from '../client/push-client.js';
 import type { SearchResponse, UserInput } from '../client/types.js';
 import { PERMISSIONS } from '../security/permissions.js';
-import { clientFrom, intOption, metadataOption, noMore, printJson, required, type CliArgs } from './cli-options.js';
+import {
+  clientFrom,
+  intOption,
+  metadataOption,
+  noMore,
+  printJson,
+  required,
+  type CliArgs,
+} from './cli-options.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
 /** A subcommand: its help text and what it does (resolves with the exit code). */
@@ -63,11 +71,16 @@ Adds or replaces the document at KEY (a URI) with the content of FILE (stdin whe
     noMore(args, 4);
     const file = args.positionals[3] ?? '-';
     const content = file === '-' ? readFileSync(0) : readFileSync(file);
-    const contentType = args.values['content-type'] ?? (file === '-' ? undefined : CONTENT_TYPES[extname(file).toLowerCase()]);
+    const contentType =
+      args.values['content-type'] ?? (file === '-' ? undefined : CONTENT_TYPES[extname(file).toLowerCase()]);
     return withClient(args, async (client) =>
       report(
         args,
-        await client.add(collection, key, content, { metadata: metadataOption(args), contentType, filterChain: args.values.filters }),
+        await client.add(collection, key, content, {
+          metadata: metadataOption(args),
+          contentType,
+          filterChain: args.values.filters,
+        }),
         (answer) => answer.message,
       ),
     );
@@ -101,7 +114,9 @@ Deletes the document at KEY (gone from searches after the next commit).`,
     const collection = required(args, 1, 'COLLECTION');
     const key = required(args, 2, 'KEY');
     noMore(args, 3);
-    return withClient(args, async (client) => report(args, await client.delete(collection, key), (a) => a.message));
+    return withClient(args, async (client) =>
+      report(args, await client.delete(collection, key), (a) => a.message),
+    );
   },
 };
 
@@ -113,7 +128,9 @@ Makes staged changes searchable; waits until they are, unless --no-wait.`,
     noMore(args, 2);
     return withClient(args, async (client) =>
       report(args, await client.commit(collection, args.values['no-wait'] !== true), (a) =>
-        a.generation === undefined ? `commit started (${a.changes} changes)` : `committed ${a.changes} changes (generation ${a.generation ?? 'none'})`,
+        a.generation === undefined
+          ? `commit started (${a.changes} changes)`
+          : `committed ${a.changes} changes (generation ${a.generation ?? 'none'})`,
       ),
     );
   },
@@ -126,9 +143,14 @@ MERGE (default): all generations into one. RE_INDEX: every document indexed agai
     const collection = required(args, 1, 'COLLECTION');
     noMore(args, 2);
     const type = (args.values.type ?? 'MERGE').toUpperCase();
-    if (type !== 'MERGE' && type !== 'RE_INDEX') throw new UsageError(`--type must be MERGE or RE_INDEX, got ${args.values.type}`);
+    if (type !== 'MERGE' && type !== 'RE_INDEX')
+      throw new UsageError(`--type must be MERGE or RE_INDEX, got ${args.values.type}`);
     return withClient(args, async (client) =>
-      report(args, await client.vacuum(collection, type, args.values['no-wait'] !== true), (a) => `vacuum ${a.type}: ${a.state} (${a.done}/${a.total})`),
+      report(
+        args,
+        await client.vacuum(collection, type, args.values['no-wait'] !== true),
+        (a) => `vacuum ${a.type}: ${a.state} (${a.done}/${a.total})`,
+      ),
     );
   },
 };
@@ -161,7 +183,11 @@ const snapshot: Command = {
         case 'create': {
           const name = required(args, 3, 'NAME');
           noMore(args, 4);
-          return report(args, await client.createSnapshot(collection, name), (s) => `snapshot ${s.name} created (${s.documents} documents)`);
+          return report(
+            args,
+            await client.createSnapshot(collection, name),
+            (s) => `snapshot ${s.name} created (${s.documents} documents)`,
+          );
         }
         case 'delete': {
           const name = required(args, 3, 'NAME');
@@ -175,7 +201,9 @@ const snapshot: Command = {
           return report(args, await client.restoreSnapshot(collection, name), (a) => a.message);
         }
         default:
-          throw new UsageError(`unknown snapshot action ${JSON.stringify(action)}: create, list, delete or restore`);
+          throw new UsageError(
+            `unknown snapshot action ${JSON.stringify(action)}: create, list, delete or restore`,
+          );
       }
     });
   },
@@ -191,7 +219,11 @@ The collection's state (STOPPED, RUNNING, ...) and counts; does not start it.`,
       report(args, await client.state(collection), (s) =>
         [
           `${s.collection}: ${s.state}${s.reason === undefined ? '' : ` (${s.reason})`}`,
-          ...(s.documents === undefined ? [] : [`documents ${s.documents}, staged changes ${s.stagedChanges ?? 0}, generations ${s.generations ?? 0}`]),
+          ...(s.documents === undefined
+            ? []
+            : [
+                `documents ${s.documents}, staged changes ${s.stagedChanges ?? 0}, generations ${s.generations ?? 0}`,
+              ]),
         ].join('\n'),
       ),
     );
@@ -204,7 +236,9 @@ Stops the collection (staged changes stay durable); the next push request starts
   async run(args) {
     const collection = required(args, 1, 'COLLECTION');
     noMore(args, 2);
-    return withClient(args, async (client) => report(args, await client.stop(collection), (s) => `${s.collection}: ${s.state}`));
+    return withClient(args, async (client) =>
+      report(args, await client.stop(collection), (s) => `${s.collection}: ${s.state}`),
+    );
   },
 };
 
@@ -235,7 +269,11 @@ Starts the installation-wide upgrade preparation (writes refused until a restart
   async run(args) {
     noMore(args, 1);
     return withClient(args, async (client) =>
-      report(args, args.values.status === true ? await client.upgradeStatus() : await client.prepareUpgrade(), (a) => `upgrade preparation: ${a.state}`),
+      report(
+        args,
+        args.values.status === true ? await client.upgradeStatus() : await client.prepareUpgrade(),
+        (a) => `upgrade preparation: ${a.state}`,
+      ),
     );
   },
 };
@@ -245,7 +283,8 @@ function permissionList(text: string): UserInput['permissions'] {
   const known: readonly string[] = PERMISSIONS;
   const list = splitList(text);
   for (const permission of list) {
-    if (!known.includes(permission)) throw new UsageError(`unknown permission ${JSON.stringify(permission)}: use ${PERMISSIONS.join(', ')}`);
+    if (!known.includes(permission))
+      throw new UsageError(`unknown permission ${JSON.stringify(permission)}: use ${PERMISSIONS.join(', ')}`);
   }
   return list as UserInput['permissions'];
 }
@@ -273,7 +312,8 @@ const user: Command = {
       }
       if (action === 'passwd') {
         const existing = (await client.listUsers()).find((u) => u.name === name);
-        if (existing === undefined) throw new SearchError('USER_NOT_FOUND', `user ${name} does not exist: create it with user add`);
+        if (existing === undefined)
+          throw new SearchError('USER_NOT_FOUND', `user ${name} does not exist: create it with user add`);
         const answer = await client.putUser(name, {
           password,
           permissions: permissionList(existing.permissions.join(',')),
@@ -298,7 +338,9 @@ export function printTable(headings: string[], rows: string[][]): void {
   const widths = headings.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i].length))));
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) => (cell.length > widths[i] ? `${cell.slice(0, widths[i] - 1)}…` : cell.padEnd(widths[i])))
+      .map((cell, i) =>
+        cell.length > widths[i] ? `${cell.slice(0, widths[i] - 1)}…` : cell.padEnd(widths[i]),
+      )
       .join('  ')
       .trimEnd();
   process.stdout.write(`${[line(headings), ...rows.map(line)].join('\n')}\n`);

@@ -14,14 +14,24 @@ export async function serveCommand(args: CliArgs): Promise<number | undefined> {
   const home = values.home ?? env.SEARCH_HOME ?? './search-home';
   const portText = values.port ?? env.PORT ?? '8080';
   const port = /^\d+$/.test(portText) ? Number(portText) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new UsageError(`the port must be a number from 0 to 65535, got ${JSON.stringify(portText)}`);
+  if (!(port >= 0 && port <= 65535))
+    throw new UsageError(`the port must be a number from 0 to 65535, got ${JSON.stringify(portText)}`);
   const host = values.host ?? env.HOST ?? '127.0.0.1';
   const level = (env.LOG_LEVEL ?? 'info').toLowerCase();
   if (!LOG_LEVELS.has(level)) {
-    throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
+    throw new UsageError(
+      `LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`,
+    );
   }
   try {
-    const server = await startServer({ home, port, host, logger: { level }, handleSignals: true, handleFatalErrors: true });
+    const server = await startServer({
+      home,
+      port,
+      host,
+      logger: { level },
+      handleSignals: true,
+      handleFatalErrors: true,
+    });
     server.app.log.info({ home, url: server.url }, `pushsearch listening on ${server.url}`);
   } catch (error) {
     process.stderr.write(`cannot start the server: ${describeError(error)}\n`);

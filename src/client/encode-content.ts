@@ -14,16 +14,23 @@ export function encodeContent(
   contentType: string | undefined,
 ): { body: Buffer; contentType: string } {
   if (typeof content !== 'string') {
-    const body = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const body = Buffer.isBuffer(content)
+      ? content
+      : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     return { body, contentType: contentType ?? 'application/octet-stream' };
   }
-  if (contentType === undefined) return { body: Buffer.from(content, 'utf8'), contentType: 'text/plain; charset=utf-8' };
+  if (contentType === undefined)
+    return { body: Buffer.from(content, 'utf8'), contentType: 'text/plain; charset=utf-8' };
   const charset = charsetOf(contentType);
   if (charset === undefined) {
-    return { body: Buffer.from(content, 'utf8'), contentType: `${contentType.trim().replace(/;\s*$/, '')}; charset=utf-8` };
+    return {
+      body: Buffer.from(content, 'utf8'),
+      contentType: `${contentType.trim().replace(/;\s*$/, '')}; charset=utf-8`,
+    };
   }
   const encoding = NODE_ENCODINGS[charset];
-  if (encoding !== undefined && fits(content, encoding)) return { body: Buffer.from(content, encoding), contentType };
+  if (encoding !== undefined && fits(content, encoding))
+    return { body: Buffer.from(content, encoding), contentType };
   return { body: Buffer.from(content, 'utf8'), contentType: withCharset(contentType, 'utf-8') };
 }
 
@@ -34,7 +41,7 @@ const NODE_ENCODINGS: Readonly<Record<string, BufferEncoding>> = {
   'iso-8859-1': 'latin1',
   'iso_8859-1': 'latin1',
   latin1: 'latin1',
-  'l1': 'latin1',
+  l1: 'latin1',
   'us-ascii': 'ascii',
   ascii: 'ascii',
 };

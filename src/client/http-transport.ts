@@ -38,7 +38,10 @@ export class HttpTransport {
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64 };
     if (this.base.protocol === 'https:') {
       this.module = https;
-      this.agent = new https.Agent({ ...agentOptions, rejectUnauthorized: options.rejectUnauthorized ?? true });
+      this.agent = new https.Agent({
+        ...agentOptions,
+        rejectUnauthorized: options.rejectUnauthorized ?? true,
+      });
     } else {
       this.module = http;
       this.agent = new http.Agent(agentOptions);
@@ -68,7 +71,9 @@ export class HttpTransport {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
           res.on('error', reject);
         },
       );

@@ -119,7 +119,12 @@ export class PushClient {
    * Adds or replaces the document at `key`. Metadata goes in headers when that is lossless,
    * else the multipart content-and-metadata endpoint is used (see `needsMultipart`).
    */
-  async add(collection: string, key: string, content: Uint8Array | string, options: AddOptions = {}): Promise<StoredResponse> {
+  async add(
+    collection: string,
+    key: string,
+    content: Uint8Array | string,
+    options: AddOptions = {},
+  ): Promise<StoredResponse> {
     const encoded = encodeContent(content, options.contentType);
     const metadata = normalizeMetadata(options.metadata ?? {});
     const transport = options.transport ?? 'auto';
@@ -156,14 +161,26 @@ export class PushClient {
 
   /** Deletes the document at `key` (staged; answers also when it was absent). */
   delete(collection: string, key: string): Promise<StoredResponse> {
-    return this.json({ method: 'DELETE', path: this.push(collection, `/documents${keyQuery(key)}`), idempotent: true });
+    return this.json({
+      method: 'DELETE',
+      path: this.push(collection, `/documents${keyQuery(key)}`),
+      idempotent: true,
+    });
   }
 
   /** Makes `key` redirect to `target`, or removes what is at `key` when `target` is null. */
   redirect(collection: string, key: string, target: string | null): Promise<StoredResponse> {
     return target === null
-      ? this.json({ method: 'DELETE', path: this.push(collection, `/redirects${keyQuery(key)}`), idempotent: true })
-      : this.json({ method: 'PUT', path: this.push(collection, `/redirects${keyQuery(key, { target })}`), idempotent: true });
+      ? this.json({
+          method: 'DELETE',
+          path: this.push(collection, `/redirects${keyQuery(key)}`),
+          idempotent: true,
+        })
+      : this.json({
+          method: 'PUT',
+          path: this.push(collection, `/redirects${keyQuery(key, { target })}`),
+          idempotent: true,
+        });
   }
 
   // -----------------------------------------------------------------------------------
@@ -171,7 +188,11 @@ export class PushClient {
 
   /** Makes staged changes searchable; `wait` (default true) answers once the generation is live. */
   commit(collection: string, wait = true): Promise<CommitResponse> {
-    return this.json({ method: 'POST', path: this.push(collection, `/commit?wait=${wait}`), idempotent: false });
+    return this.json({
+      method: 'POST',
+      path: this.push(collection, `/commit?wait=${wait}`),
+      idempotent: false,
+    });
   }
 
   /** MERGE (all generations into one) or RE_INDEX (every document again under today's configuration). */
@@ -193,7 +214,11 @@ export class PushClient {
 
   /** Snapshots the last commit; `SNAPSHOT_EXISTS` (409) when the name is taken. */
   createSnapshot(collection: string, name: string): Promise<Snapshot> {
-    return this.json({ method: 'PUT', path: this.push(collection, `/snapshot/${encodeURIComponent(name)}`), idempotent: false });
+    return this.json({
+      method: 'PUT',
+      path: this.push(collection, `/snapshot/${encodeURIComponent(name)}`),
+      idempotent: false,
+    });
   }
 
   async listSnapshots(collection: string): Promise<Snapshot[]> {
@@ -206,7 +231,11 @@ export class PushClient {
   }
 
   deleteSnapshot(collection: string, name: string): Promise<{ message: string }> {
-    return this.json({ method: 'DELETE', path: this.push(collection, `/snapshot/${encodeURIComponent(name)}`), idempotent: true });
+    return this.json({
+      method: 'DELETE',
+      path: this.push(collection, `/snapshot/${encodeURIComponent(name)}`),
+      idempotent: true,
+    });
   }
 
   /** Replaces the live index by the snapshot; the collection must be STOPPED ({@link stop}). */
@@ -233,13 +262,21 @@ export class PushClient {
 
   /** Starts the installation-wide upgrade preparation (writes refused from now on). */
   prepareUpgrade(): Promise<UpgradeResponse> {
-    return this.json({ method: 'POST', path: `/push-api/${this.options.apiVersion}/upgrade/prepare`, idempotent: false });
+    return this.json({
+      method: 'POST',
+      path: `/push-api/${this.options.apiVersion}/upgrade/prepare`,
+      idempotent: false,
+    });
   }
 
   /** IN_PROGRESS or PREPARED; `UPGRADE_NOT_STARTED` (503) before {@link prepareUpgrade}. */
   upgradeStatus(): Promise<UpgradeResponse> {
     // Not retried: its 503 is an answer ("not started"), not a passing failure.
-    return this.json({ method: 'POST', path: `/push-api/${this.options.apiVersion}/upgrade/prepare/status`, idempotent: false });
+    return this.json({
+      method: 'POST',
+      path: `/push-api/${this.options.apiVersion}/upgrade/prepare/status`,
+      idempotent: false,
+    });
   }
 
   // -----------------------------------------------------------------------------------
@@ -273,7 +310,10 @@ export class PushClient {
   }
 
   /** Creates a push collection, or a meta collection over `members`; `COLLECTION_EXISTS` (409) when taken. */
-  createCollection(name: string, members?: string[]): Promise<{ message: string; collection: CollectionInfo }> {
+  createCollection(
+    name: string,
+    members?: string[],
+  ): Promise<{ message: string; collection: CollectionInfo }> {
     const body = members === undefined ? { type: 'push' } : { type: 'meta', members };
     return this.json({
       method: 'PUT',
@@ -285,16 +325,27 @@ export class PushClient {
   }
 
   deleteCollection(name: string): Promise<{ message: string }> {
-    return this.json({ method: 'DELETE', path: `/admin-api/v1/collections/${encodeURIComponent(name)}`, idempotent: false });
+    return this.json({
+      method: 'DELETE',
+      path: `/admin-api/v1/collections/${encodeURIComponent(name)}`,
+      idempotent: false,
+    });
   }
 
   async listUsers(): Promise<UserView[]> {
-    const answer = await this.json<{ users: UserView[] }>({ method: 'GET', path: '/admin-api/v1/users', idempotent: true });
+    const answer = await this.json<{ users: UserView[] }>({
+      method: 'GET',
+      path: '/admin-api/v1/users',
+      idempotent: true,
+    });
     return answer.users;
   }
 
   /** Creates or replaces a user (a changed password revokes its tokens). */
-  putUser(name: string, user: UserInput): Promise<{ message: string; created: boolean; tokensRevoked: number; user: UserView }> {
+  putUser(
+    name: string,
+    user: UserInput,
+  ): Promise<{ message: string; created: boolean; tokensRevoked: number; user: UserView }> {
     return this.json({
       method: 'PUT',
       path: `/admin-api/v1/users/${encodeURIComponent(name)}`,
@@ -305,7 +356,11 @@ export class PushClient {
   }
 
   deleteUser(name: string): Promise<{ message: string }> {
-    return this.json({ method: 'DELETE', path: `/admin-api/v1/users/${encodeURIComponent(name)}`, idempotent: false });
+    return this.json({
+      method: 'DELETE',
+      path: `/admin-api/v1/users/${encodeURIComponent(name)}`,
+      idempotent: false,
+    });
   }
 
   /** Revokes this client's token on the server (the next call logs in again). */
@@ -332,11 +387,15 @@ export class PushClient {
     try {
       return JSON.parse(response.body.toString('utf8')) as T;
     } catch (error) {
-      throw new PushApiError('RESPONSE_INVALID', `${call.method} ${pathOnly(call.path)} answered ${response.status} with a body that is not JSON`, {
-        status: response.status,
-        request: `${call.method} ${pathOnly(call.path)}`,
-        cause: error,
-      });
+      throw new PushApiError(
+        'RESPONSE_INVALID',
+        `${call.method} ${pathOnly(call.path)} answered ${response.status} with a body that is not JSON`,
+        {
+          status: response.status,
+          request: `${call.method} ${pathOnly(call.path)}`,
+          cause: error,
+        },
+      );
     }
   }
 
@@ -353,28 +412,42 @@ export class PushClient {
         response = await this.transport.send({
           method: call.method,
           path: call.path,
-          headers: [...(auth === undefined ? [] : [auth]), ['Accept', 'application/json'], ...(call.headers ?? [])],
+          headers: [
+            ...(auth === undefined ? [] : [auth]),
+            ['Accept', 'application/json'],
+            ...(call.headers ?? []),
+          ],
           body: call.body,
           timeoutMs: this.options.timeoutMs,
         });
       } catch (error) {
         if (error instanceof PushApiError) throw error;
-        const failure = new PushApiError('CONNECTION_FAILED', `${request} to ${this.transport.base.origin} failed: ${(error as Error).message}`, {
-          status: 0,
-          request,
-          cause: error,
-        });
+        const failure = new PushApiError(
+          'CONNECTION_FAILED',
+          `${request} to ${this.transport.base.origin} failed: ${(error as Error).message}`,
+          {
+            status: 0,
+            request,
+            cause: error,
+          },
+        );
         if (!call.idempotent || attempt >= this.options.retries) throw failure;
         await this.backoff(request, attempt, (error as Error).message);
         continue;
       }
       if (response.status >= 200 && response.status < 300) return response;
 
-      const error = errorFromResponse(response.status, response.body, request, header(response, 'retry-after'));
+      const error = errorFromResponse(
+        response.status,
+        response.body,
+        request,
+        header(response, 'retry-after'),
+      );
       if (response.status === 401 && sentToken !== undefined && !refreshed) {
         // Expired, revoked or from before a restart: one new login, then the call again.
         refreshed = true;
-        if (this.token !== undefined && (await this.token.catch(() => undefined)) === sentToken) this.token = undefined;
+        if (this.token !== undefined && (await this.token.catch(() => undefined)) === sentToken)
+          this.token = undefined;
         attempt--;
         continue;
       }
@@ -404,7 +477,10 @@ export class PushClient {
   private async authHeader(call: Call): Promise<[string, string] | undefined> {
     if (call.anonymous === true) return undefined;
     if (this.options.auth === 'basic') {
-      return ['Authorization', `Basic ${Buffer.from(`${this.options.user}:${this.options.password}`, 'utf8').toString('base64')}`];
+      return [
+        'Authorization',
+        `Basic ${Buffer.from(`${this.options.user}:${this.options.password}`, 'utf8').toString('base64')}`,
+      ];
     }
     // One login shared by every call waiting for it; a failed login is not cached.
     this.token ??= this.login().catch((error: unknown) => {
@@ -453,6 +529,7 @@ function pathOnly(path: string): string {
 
 function normalizeMetadata(metadata: Record<string, string[] | string>): Metadata {
   const out = Object.create(null) as Metadata;
-  for (const [name, values] of Object.entries(metadata)) out[name] = typeof values === 'string' ? [values] : [...values];
+  for (const [name, values] of Object.entries(metadata))
+    out[name] = typeof values === 'string' ? [values] : [...values];
   return out;
 }

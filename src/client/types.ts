@@ -53,4 +53,3 @@ export interface SearchOptions {
   /** Any further parameter, passed as it is. */
   params?: Record<string, string | string[]>;
 }
-

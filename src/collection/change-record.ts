@@ -80,7 +80,15 @@ export function decodeChange(bytes: Uint8Array): ChangeRecord {
         metadata[name] = values;
       }
       const content = new Uint8Array(input.readBytes(input.readVInt())); // a copy, not a view of the whole segment
-      return { op: 'put', key, content, contentType, metadata, receivedTime, filters: filters === '' ? undefined : filters };
+      return {
+        op: 'put',
+        key,
+        content,
+        contentType,
+        metadata,
+        receivedTime,
+        filters: filters === '' ? undefined : filters,
+      };
     }
     case DELETE:
       return { op: 'delete', key: input.readString() };

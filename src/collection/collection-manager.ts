@@ -62,8 +62,10 @@ export class CollectionManager {
     if (type === 'meta') {
       for (const member of members) {
         validateName('collection', member);
-        if (!this.exists(member)) throw new SearchError('COLLECTION_NOT_FOUND', `meta collection member ${member} does not exist`);
-        if (this.typeOf(member) !== 'push') throw new SearchError('PARAMETER_INVALID', `member ${member} is not a push collection`);
+        if (!this.exists(member))
+          throw new SearchError('COLLECTION_NOT_FOUND', `meta collection member ${member} does not exist`);
+        if (this.typeOf(member) !== 'push')
+          throw new SearchError('PARAMETER_INVALID', `member ${member} is not a push collection`);
       }
     }
     mkdirSync(this.home.collectionConfFolder(name), { recursive: true });
@@ -119,16 +121,26 @@ export class CollectionManager {
     return this.pushCollection(name, { start: false, allowMeta: false })!;
   }
 
-  private pushCollection(name: string, options: { start: boolean; allowMeta: boolean }): PushCollection | undefined {
+  private pushCollection(
+    name: string,
+    options: { start: boolean; allowMeta: boolean },
+  ): PushCollection | undefined {
     validateName('collection', name);
     // Opened before: known to exist and to be a push collection (delete() forgets it). This
     // spares every push request the disk reads below, which cost ~10% of a document PUT.
     const opened = this.collections.get(name);
     if (opened !== undefined) return opened;
-    if (!this.exists(name)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${name} does not exist; create it in the admin API first`);
+    if (!this.exists(name))
+      throw new SearchError(
+        'COLLECTION_NOT_FOUND',
+        `collection ${name} does not exist; create it in the admin API first`,
+      );
     if (this.typeOf(name) === 'meta') {
       if (options.allowMeta) return undefined;
-      throw new SearchError('PARAMETER_INVALID', `collection ${name} is a meta collection: push documents to its members`);
+      throw new SearchError(
+        'PARAMETER_INVALID',
+        `collection ${name} is a meta collection: push documents to its members`,
+      );
     }
     let collection = this.collections.get(name);
     if (collection === undefined) {
@@ -160,7 +172,10 @@ export class CollectionManager {
             await collection.quiesce();
           } catch (error) {
             upgrade.error = (error as Error).message;
-            this.log.error({ collection: collection.name, err: { message: upgrade.error } }, 'upgrade preparation: commit failed');
+            this.log.error(
+              { collection: collection.name, err: { message: upgrade.error } },
+              'upgrade preparation: commit failed',
+            );
           }
         }
         upgrade.state = 'PREPARED';

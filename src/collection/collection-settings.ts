@@ -37,9 +37,13 @@ export function loadCollectionSettings(home: SearchHome, collection: string): Co
   const qieText = file('qie.cfg');
   return {
     config,
-    metamap: metamapText === undefined ? { classes: new Map() } : parseMetamap(metamapText, `conf/${collection}/metamap.cfg`),
+    metamap:
+      metamapText === undefined
+        ? { classes: new Map() }
+        : parseMetamap(metamapText, `conf/${collection}/metamap.cfg`),
     xml: xmlText === undefined ? undefined : parseXmlConfig(xmlText, `conf/${collection}/xml.cfg`),
-    gscopes: gscopesText === undefined ? undefined : parseGscopes(gscopesText, `conf/${collection}/gscopes.cfg`),
+    gscopes:
+      gscopesText === undefined ? undefined : parseGscopes(gscopesText, `conf/${collection}/gscopes.cfg`),
     qie: qieText === undefined ? undefined : parseQie(qieText, `conf/${collection}/qie.cfg`),
   };
 }

@@ -81,7 +81,9 @@ export function mapDocument(
       const time = parseDate(values[0] ?? '');
       if (time !== undefined) numbers.d = time;
     }
-    fields[FACET_FIELD_PREFIX + className] = values.map((v) => v.trim()).filter((v) => v.length > 0 && v.length <= 256);
+    fields[FACET_FIELD_PREFIX + className] = values
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0 && v.length <= 256);
   }
   const title = classes.get(TITLE_FIELD)?.[0] ?? filtered.title ?? '';
   fields[TITLE_FIELD] = classes.get(TITLE_FIELD) ?? (filtered.title === undefined ? [] : [filtered.title]);
@@ -95,7 +97,10 @@ export function mapDocument(
     [STORED.pushMetadata]: JSON.stringify(doc.metadata),
     [STORED.receivedTime]: doc.receivedTime,
     [STORED.title]: title,
-    [STORED.text]: filtered.text.length > SUMMARY_SOURCE_CHARS ? filtered.text.slice(0, SUMMARY_SOURCE_CHARS) : filtered.text,
+    [STORED.text]:
+      filtered.text.length > SUMMARY_SOURCE_CHARS
+        ? filtered.text.slice(0, SUMMARY_SOURCE_CHARS)
+        : filtered.text,
     [STORED.classes]: JSON.stringify(Object.fromEntries(classes)),
     [STORED.fileSize]: doc.content.length,
     [STORED.fileType]: fileTypeOf(doc.contentType, doc.key),
@@ -157,7 +162,14 @@ export function parseDate(text: string): number | undefined {
   const compact = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$/.exec(trimmed);
   if (compact !== null) {
     const [, y, mo, d, h, mi, s] = compact;
-    const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0));
+    const time = Date.UTC(
+      Number(y),
+      Number(mo) - 1,
+      Number(d),
+      Number(h ?? 0),
+      Number(mi ?? 0),
+      Number(s ?? 0),
+    );
     return Number.isFinite(time) ? time : undefined;
   }
   const time = Date.parse(trimmed);

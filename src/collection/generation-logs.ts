@@ -29,5 +29,6 @@ export function pruneGenerationLogs(logRoot: string, keep: number): void {
     .filter((match) => match !== null)
     .map((match) => ({ name: match[0], generation: Number(match[1]) }))
     .sort((a, b) => b.generation - a.generation);
-  for (const old of generations.slice(keep)) rmSync(join(logRoot, old.name), { recursive: true, force: true });
+  for (const old of generations.slice(keep))
+    rmSync(join(logRoot, old.name), { recursive: true, force: true });
 }

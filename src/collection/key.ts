@@ -87,12 +87,18 @@ export function canonicalizeKey(raw: string | undefined | null): string {
   if (schemeMatch === null) throw noScheme(raw);
   const scheme = schemeMatch[1].toLowerCase();
   if (FORBIDDEN_KEY_SCHEMES.includes(scheme)) {
-    throw invalid(raw, `the scheme ${scheme}: is not allowed for keys, because search results link to the key`);
+    throw invalid(
+      raw,
+      `the scheme ${scheme}: is not allowed for keys, because search results link to the key`,
+    );
   }
   let pos = schemeMatch[0].length;
   // "localhost:8080/x" and "example.com:8080/x" parse as a scheme and a path; nobody means that.
   if ((scheme.includes('.') || scheme === 'localhost') && /^[0-9]+(?:[/?#]|$)/.test(raw.slice(pos))) {
-    throw invalid(raw, `it has no scheme ("${schemeMatch[1]}:" looks like host:port); write it as https://${raw}`);
+    throw invalid(
+      raw,
+      `it has no scheme ("${schemeMatch[1]}:" looks like host:port); write it as https://${raw}`,
+    );
   }
 
   // Split off the fragment (validated, then dropped) and the query (kept as sent).
@@ -126,7 +132,10 @@ export function canonicalizeKey(raw: string | undefined | null): string {
       throw invalid(raw, `${scheme} keys need a host: write them as ${scheme}://host/path`);
     }
     if (rawPath === '') {
-      throw invalid(raw, `nothing follows "${scheme}:": give the document's identifier after it, e.g. ${scheme}:doc-1`);
+      throw invalid(
+        raw,
+        `nothing follows "${scheme}:": give the document's identifier after it, e.g. ${scheme}:doc-1`,
+      );
     }
     if (rawPath.startsWith('/')) {
       path = removeDotSegments(rawPath);
@@ -167,7 +176,13 @@ export function removeDotSegments(path: string): string {
 }
 
 /** Validates `raw[start, end)` as an authority and returns it with the host lower-cased. */
-function canonicalAuthority(raw: string, start: number, end: number, scheme: string, brackets: boolean): string {
+function canonicalAuthority(
+  raw: string,
+  start: number,
+  end: number,
+  scheme: string,
+  brackets: boolean,
+): string {
   const at = raw.indexOf('@', start);
   const hostStart = at === -1 || at >= end ? start : at + 1;
   if (brackets) checkNoBrackets(raw, start, hostStart);
@@ -177,10 +192,14 @@ function canonicalAuthority(raw: string, start: number, end: number, scheme: str
   let portPart: string;
   if (brackets && raw[hostStart] === '[') {
     const close = raw.indexOf(']', hostStart);
-    if (close === -1 || close >= end) throw badChar(raw, hostStart, 'an "[" that is not closed by "]" in the host');
+    if (close === -1 || close >= end)
+      throw badChar(raw, hostStart, 'an "[" that is not closed by "]" in the host');
     const literal = raw.slice(hostStart + 1, close);
     if (!isIpLiteral(literal)) {
-      throw invalid(raw, `[${literal}] is not an IPv6 address (hosts in brackets must be IPv6, e.g. http://[::1]/)`);
+      throw invalid(
+        raw,
+        `[${literal}] is not an IPv6 address (hosts in brackets must be IPv6, e.g. http://[::1]/)`,
+      );
     }
     host = raw.slice(hostStart, close + 1);
     portPart = raw.slice(close + 1, end);
@@ -229,12 +248,17 @@ function checkCharacters(raw: string): boolean {
     if (c < 0x80) {
       if (c <= 0x20 || c === 0x7f) {
         const blank = describeAsciiBlank(c);
-        throw blank === undefined ? badChar(raw, i, 'a control character') : badChar(raw, i, 'whitespace', blank);
+        throw blank === undefined
+          ? badChar(raw, i, 'a control character')
+          : badChar(raw, i, 'whitespace', blank);
       }
       if (ALLOWED_ASCII[c] === 0) throw badChar(raw, i, `the character "${raw[i]}"`);
       if (c === 0x5b || c === 0x5d) brackets = true;
       if (c === 0x25 /* % */ && !(isHex(raw.charCodeAt(i + 1)) && isHex(raw.charCodeAt(i + 2)))) {
-        throw invalid(raw, `"%" at position ${i + 1} does not start a percent-encoding like %2F (write a literal % as %25)`);
+        throw invalid(
+          raw,
+          `"%" at position ${i + 1} does not start a percent-encoding like %2F (write a literal % as %25)`,
+        );
       }
       continue;
     }
@@ -288,9 +312,15 @@ function badChar(raw: string, index: number, what: string, detail?: string): Sea
   const cp = raw.codePointAt(index) as number;
   const ch = String.fromCodePoint(cp);
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
-  const encoded = ch === '#' || ch === '[' || ch === ']' || cp >= 0x80 || ALLOWED_ASCII[cp] === 0 ? safeEncode(ch) : undefined;
+  const encoded =
+    ch === '#' || ch === '[' || ch === ']' || cp >= 0x80 || ALLOWED_ASCII[cp] === 0
+      ? safeEncode(ch)
+      : undefined;
   const hint = encoded === undefined ? '' : `; percent-encode it as ${encoded}`;
-  return invalid(raw, `${what} (${detail === undefined ? '' : detail + ', '}U+${hex}) at position ${index + 1}${hint}`);
+  return invalid(
+    raw,
+    `${what} (${detail === undefined ? '' : detail + ', '}U+${hex}) at position ${index + 1}${hint}`,
+  );
 }
 
 function safeEncode(ch: string): string | undefined {
@@ -307,7 +337,10 @@ function noScheme(raw: string): SearchError {
     colon > 0 && /^[^/?#]+$/.test(raw.slice(0, colon))
       ? `"${raw.slice(0, colon)}" is not a scheme (a letter, then letters, digits, "+", "-" or ".")`
       : 'it has no scheme';
-  return invalid(raw, `${why}; a key must be an absolute URI such as https://example.com/page or local:doc-1`);
+  return invalid(
+    raw,
+    `${why}; a key must be an absolute URI such as https://example.com/page or local:doc-1`,
+  );
 }
 
 function tooLong(raw: string, length: number): SearchError {

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CorruptIndexError, SearchError } from '../errors.js';
 import { SearchIndex, type IndexEvent } from '../index/search-index.js';
@@ -21,7 +30,11 @@ import { STORED } from './stored-fields.js';
 import { indexSchemaFor, recordedSchemaOf, sameSchema, SCHEMA_USER_DATA } from './index-schema.js';
 import type { SchemaOptions } from '../index/schema.js';
 // Evidence (anchor text, clicks) lives with the search side but is kept per collection; see CollectionEvidence.
-import { CollectionEvidence, type ClickProcessing, type EvidenceUpdate } from '../search/evidence/collection-evidence.js';
+import {
+  CollectionEvidence,
+  type ClickProcessing,
+  type EvidenceUpdate,
+} from '../search/evidence/collection-evidence.js';
 import { evidenceOptionsFrom } from '../search/evidence/evidence-options.js';
 
 export type CollectionState = 'STOPPED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'FAILED';
@@ -39,7 +52,12 @@ export interface VacuumProgress {
 
 export interface DocumentView {
   key: string;
-  pushContent: { content: string; contentType: string; metadata: Record<string, string[]>; receivedTime: string };
+  pushContent: {
+    content: string;
+    contentType: string;
+    metadata: Record<string, string[]>;
+    receivedTime: string;
+  };
   committed: boolean;
   redirect?: string;
 }
@@ -163,9 +181,13 @@ export class PushCollection {
         await this.start();
       });
       if (this.currentState === 'FAILED') {
-        throw new SearchError('COLLECTION_FAILED', `collection ${this.name} cannot start: ${this.failure?.reason ?? 'unknown'}`, {
-          details: { file: this.failure?.file },
-        });
+        throw new SearchError(
+          'COLLECTION_FAILED',
+          `collection ${this.name} cannot start: ${this.failure?.reason ?? 'unknown'}`,
+          {
+            details: { file: this.failure?.file },
+          },
+        );
       }
     }
   }
@@ -240,14 +262,17 @@ export class PushCollection {
         clickFolder: this.home.clickLogFolder(this.name),
         collection: this.name,
         log: this.log,
-        options: evidenceOptionsFrom(settings.config.extra, (message) => this.log.warn({ collection: this.name }, message)),
+        options: evidenceOptionsFrom(settings.config.extra, (message) =>
+          this.log.warn({ collection: this.name }, message),
+        ),
         host: {
           acquireSearcher: () => openedIndex.acquireSearcher(),
           stagedDocument: (key) => openedIndex.stagedDocument(key),
           lastManifest: () => openedIndex.lastCommit.manifest,
           guardWrite: () => this.guardWrite(),
           ready: () => openedIndex.ready(),
-          restage: (key, record) => this.applyChange(owner.runtime!, changeFromStored(key, record), 'evidence'),
+          restage: (key, record) =>
+            this.applyChange(owner.runtime!, changeFromStored(key, record), 'evidence'),
           commit: async () => {
             await this.commitNow(owner.runtime!);
           },
@@ -269,14 +294,20 @@ export class PushCollection {
       owner.runtime = runtime;
       if (this.wasRestored(index)) {
         // A snapshot was copied over live/: the journal's changes belong to the replaced index.
-        this.log.warn({ collection: this.name, manifest: index.lastCommit.manifest }, 'live index restored from a snapshot; staged changes discarded');
+        this.log.warn(
+          { collection: this.name, manifest: index.lastCommit.manifest },
+          'live index restored from a snapshot; staged changes discarded',
+        );
         // Snapshots hold no evidence files: recompute anchor text for the restored documents.
         evidence.invalidate('the live index was restored from a snapshot');
         await index.commit({ journalSeq: journal.lastSeq });
         await journal.releaseThrough(journal.lastSeq);
         runtime.appliedSeq = journal.lastSeq;
       } else if (journal.lastSeq < index.lastCommit.journalSeq) {
-        throw new SearchError('JOURNAL_BEHIND', `the journal in ${journalFolder} ends before the index's last commit`);
+        throw new SearchError(
+          'JOURNAL_BEHIND',
+          `the journal in ${journalFolder} ends before the index's last commit`,
+        );
       } else {
         await journal.replay(index.lastCommit.journalSeq, (seq, payload) => {
           const change = decodeChange(payload);
@@ -294,9 +325,15 @@ export class PushCollection {
       await index?.close().catch(() => undefined);
       await journal?.close().catch(() => undefined);
       const e = error as Error;
-      this.failure = { reason: e.message, ...(error instanceof CorruptIndexError ? { file: error.file } : {}) };
+      this.failure = {
+        reason: e.message,
+        ...(error instanceof CorruptIndexError ? { file: error.file } : {}),
+      };
       this.currentState = 'FAILED';
-      this.log.error({ collection: this.name, err: { message: e.message, code: (e as SearchError).code } }, 'collection failed to start');
+      this.log.error(
+        { collection: this.name, err: { message: e.message, code: (e as SearchError).code } },
+        'collection failed to start',
+      );
     }
   }
 
@@ -371,7 +408,8 @@ export class PushCollection {
   async putRedirect(rawKey: string, rawTarget: string): Promise<string> {
     const key = canonicalizeKey(rawKey);
     const target = canonicalizeKey(rawTarget);
-    if (key === target) throw new SearchError('PARAMETER_INVALID', 'a redirect must point to another key than itself');
+    if (key === target)
+      throw new SearchError('PARAMETER_INVALID', 'a redirect must point to another key than itself');
     this.guardWrite();
     return this.withRuntime(async (runtime) => {
       const change: ChangeRecord = { op: 'redirect', key, target };
@@ -399,7 +437,12 @@ export class PushCollection {
   }
 
   /** `staged`: the stored record the change stages (null for a delete; undefined: not known), which the evidence store takes its links from. */
-  private async appendAndApply(runtime: Runtime, change: ChangeRecord, staged: StoredRecord | null | undefined, apply: () => void): Promise<void> {
+  private async appendAndApply(
+    runtime: Runtime,
+    change: ChangeRecord,
+    staged: StoredRecord | null | undefined,
+    apply: () => void,
+  ): Promise<void> {
     const seq = await runtime.journal.append(encodeChange(change));
     // Durable now. Apply in journal order, so the index buffer matches a replay exactly.
     runtime.waiting.set(seq, () => {
@@ -416,7 +459,11 @@ export class PushCollection {
     this.afterStaged(runtime);
   }
 
-  private applyChange(runtime: Runtime, change: ChangeRecord, origin: 'replay' | 'reindex' | 'evidence'): void {
+  private applyChange(
+    runtime: Runtime,
+    change: ChangeRecord,
+    origin: 'replay' | 'reindex' | 'evidence',
+  ): void {
     try {
       switch (change.op) {
         case 'put':
@@ -442,7 +489,12 @@ export class PushCollection {
     const pushed: PushedDocument = change;
     const xml = settings.xml;
     const filtered = runFilterChain(
-      { key: change.key, content: change.content, contentType: change.contentType, metadata: change.metadata },
+      {
+        key: change.key,
+        content: change.content,
+        contentType: change.contentType,
+        metadata: change.metadata,
+      },
       change.filters ?? settings.config.filterClasses,
       xml === undefined
         ? undefined
@@ -464,20 +516,30 @@ export class PushCollection {
    * Makes staged changes searchable. With `wait` it resolves once the new generation is
    * live; without, it starts the commit and resolves at once (errors go to push.log).
    */
-  async commit(wait = true, requestId?: string): Promise<{ generation: number | null; manifest: number; changes: number }> {
+  async commit(
+    wait = true,
+    requestId?: string,
+  ): Promise<{ generation: number | null; manifest: number; changes: number }> {
     this.guardWrite();
     return this.withRuntime(async (runtime) => {
       const run = this.commitNow(runtime, requestId);
       if (!wait) {
         run.catch(() => undefined);
-        return { generation: null, manifest: runtime.index.lastCommit.manifest, changes: runtime.index.stagedChanges };
+        return {
+          generation: null,
+          manifest: runtime.index.lastCommit.manifest,
+          changes: runtime.index.stagedChanges,
+        };
       }
       return run;
     });
   }
 
   /** @param requestId the HTTP request that asked for it (for push.log); none for automatic commits. */
-  private async commitNow(runtime: Runtime, requestId?: string): Promise<{ generation: number | null; manifest: number; changes: number }> {
+  private async commitNow(
+    runtime: Runtime,
+    requestId?: string,
+  ): Promise<{ generation: number | null; manifest: number; changes: number }> {
     if (runtime.autoCommitTimer !== undefined) {
       clearTimeout(runtime.autoCommitTimer);
       runtime.autoCommitTimer = undefined;
@@ -485,8 +547,12 @@ export class PushCollection {
     const started = performance.now();
     const evidenceBatch = runtime.evidence.beforeCommit();
     // Recorded with the first commit that writes documents under it (an empty commit stays a no-op).
-    const unrecorded = runtime.index.stagedChanges > 0 && !sameSchema(recordedSchemaOf(runtime.index), runtime.schema);
-    const run = runtime.index.commit({ journalSeq: runtime.appliedSeq, ...(unrecorded ? { userData: { [SCHEMA_USER_DATA]: runtime.schema } } : {}) });
+    const unrecorded =
+      runtime.index.stagedChanges > 0 && !sameSchema(recordedSchemaOf(runtime.index), runtime.schema);
+    const run = runtime.index.commit({
+      journalSeq: runtime.appliedSeq,
+      ...(unrecorded ? { userData: { [SCHEMA_USER_DATA]: runtime.schema } } : {}),
+    });
     runtime.commitsInFlight.add(run);
     try {
       const result = await run;
@@ -502,12 +568,20 @@ export class PushCollection {
           durationMs: Math.round(performance.now() - started),
         });
       }
-      return { generation: result.generations.at(-1) ?? null, manifest: result.manifest, changes: result.changes };
+      return {
+        generation: result.generations.at(-1) ?? null,
+        manifest: result.manifest,
+        changes: result.changes,
+      };
     } catch (error) {
       runtime.evidence.afterCommit(evidenceBatch, false);
       const e = error as SearchError;
       this.log.error(
-        { collection: this.name, ...(requestId === undefined ? { origin: 'automatic' } : { requestId }), err: { message: e.message, code: e.code } },
+        {
+          collection: this.name,
+          ...(requestId === undefined ? { origin: 'automatic' } : { requestId }),
+          err: { message: e.message, code: e.code },
+        },
         'commit failed',
       );
       throw error;
@@ -519,7 +593,11 @@ export class PushCollection {
 
   private afterStaged(runtime: Runtime): void {
     const { autoCommitMaxChanges } = runtime.settings.config;
-    if (autoCommitMaxChanges > 0 && runtime.index.stagedChanges >= autoCommitMaxChanges && runtime.commitsInFlight.size === 0) {
+    if (
+      autoCommitMaxChanges > 0 &&
+      runtime.index.stagedChanges >= autoCommitMaxChanges &&
+      runtime.commitsInFlight.size === 0
+    ) {
       this.commitNow(runtime).catch(() => undefined);
       return;
     }
@@ -548,7 +626,13 @@ export class PushCollection {
       if (this.vacuumProgress?.state === 'RUNNING') {
         throw new SearchError('WRONG_STATE', `a ${this.vacuumProgress.type} vacuum is already running`);
       }
-      const progress: VacuumProgress = { type, state: 'RUNNING', done: 0, total: 0, startedAt: new Date().toISOString() };
+      const progress: VacuumProgress = {
+        type,
+        state: 'RUNNING',
+        done: 0,
+        total: 0,
+        startedAt: new Date().toISOString(),
+      };
       this.vacuumProgress = progress;
       const run = (type === 'MERGE' ? runtime.index.forceMerge() : this.reindex(runtime, progress)).then(
         () => {
@@ -559,7 +643,14 @@ export class PushCollection {
           progress.state = 'FAILED';
           progress.error = error.message;
           progress.finishedAt = new Date().toISOString();
-          this.log.error({ collection: this.name, ...(requestId === undefined ? {} : { requestId }), err: { message: error.message } }, `vacuum ${type} failed`);
+          this.log.error(
+            {
+              collection: this.name,
+              ...(requestId === undefined ? {} : { requestId }),
+              err: { message: error.message },
+            },
+            `vacuum ${type} failed`,
+          );
           if (wait) throw error;
         },
       );
@@ -583,7 +674,8 @@ export class PushCollection {
       progress.total = searcher.documentCount;
       let sinceYield = 0;
       for (const { key, record } of searcher.liveDocuments()) {
-        if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
+        if (this.runtime !== runtime)
+          throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
         // A key changed by a client since (or staged before and not yet committed) keeps that change.
         if (!runtime.reindexTouched.has(key) && runtime.index.stagedDocument(key) === undefined) {
           this.applyChange(runtime, changeFromStored(key, record), 'reindex');
@@ -598,7 +690,8 @@ export class PushCollection {
       runtime.reindexTouched = undefined;
       searcher.release();
     }
-    if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
+    if (this.runtime !== runtime)
+      throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
     await this.commitNow(runtime);
     // The filters may now find other links: recompute anchor text from every document.
     runtime.evidence.invalidate('RE_INDEX');
@@ -613,7 +706,8 @@ export class PushCollection {
   private async switchSchema(runtime: Runtime, schema: SchemaOptions): Promise<void> {
     for (;;) {
       await this.commitNow(runtime);
-      if (this.runtime !== runtime) throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
+      if (this.runtime !== runtime)
+        throw new SearchError('WRONG_STATE', 'the collection stopped during RE_INDEX');
       // A client's PUT may have been staged while the commit ran: commit again.
       if (runtime.index.stagedChanges === 0) break;
     }
@@ -659,7 +753,11 @@ export class PushCollection {
     this.guardWrite();
     const folder = this.home.snapshotFolder(this.name, name);
     return this.withRuntime(async (runtime) => {
-      if (existsSync(folder)) throw new SearchError('SNAPSHOT_EXISTS', `snapshot ${name} already exists; delete it first or use another name`);
+      if (existsSync(folder))
+        throw new SearchError(
+          'SNAPSHOT_EXISTS',
+          `snapshot ${name} already exists; delete it first or use another name`,
+        );
       // Built under a name no snapshot can have, then renamed: a crash midway leaves no
       // half snapshot under the real name (start() removes the partial folder).
       const partial = join(this.home.snapshotsFolder(this.name), `${PARTIAL_SNAPSHOT}${name}`);
@@ -667,7 +765,11 @@ export class PushCollection {
       mkdirSync(partial, { recursive: true });
       try {
         await runtime.index.snapshot(new FsDirectory(partial));
-        if (existsSync(folder)) throw new SearchError('SNAPSHOT_EXISTS', `snapshot ${name} already exists; delete it first or use another name`);
+        if (existsSync(folder))
+          throw new SearchError(
+            'SNAPSHOT_EXISTS',
+            `snapshot ${name} already exists; delete it first or use another name`,
+          );
         renameSync(partial, folder);
         await new FsDirectory(this.home.snapshotsFolder(this.name)).syncDirectory();
       } catch (error) {
@@ -699,7 +801,8 @@ export class PushCollection {
   deleteSnapshot(name: string): void {
     this.guardWrite();
     const folder = this.home.snapshotFolder(this.name, name);
-    if (!existsSync(folder)) throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
+    if (!existsSync(folder))
+      throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
     rmSync(folder, { recursive: true, force: true });
   }
 
@@ -709,9 +812,13 @@ export class PushCollection {
     const folder = this.home.snapshotFolder(this.name, name);
     await this.serialTransition(async () => {
       if (this.currentState !== 'STOPPED' && this.currentState !== 'FAILED') {
-        throw new SearchError('WRONG_STATE', `collection ${this.name} is ${this.currentState}: stop it first (POST state/stop)`);
+        throw new SearchError(
+          'WRONG_STATE',
+          `collection ${this.name} is ${this.currentState}: stop it first (POST state/stop)`,
+        );
       }
-      if (!existsSync(folder)) throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
+      if (!existsSync(folder))
+        throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
       const live = this.home.liveFolder(this.name);
       mkdirSync(live, { recursive: true });
       await SearchIndex.restore(new FsDirectory(folder), new FsDirectory(live));
@@ -766,7 +873,13 @@ export class PushCollection {
   private onIndexEvent(event: IndexEvent): void {
     if (event.type === 'merge-failed') {
       this.log.error(
-        { collection: this.name, generation: event.into, inputs: event.generations, snapshot: event.snapshot, err: { message: event.error.message } },
+        {
+          collection: this.name,
+          generation: event.into,
+          inputs: event.generations,
+          snapshot: event.snapshot,
+          err: { message: event.error.message },
+        },
         'merge failed',
       );
     } else if (event.type === 'merge-done') {
@@ -784,7 +897,10 @@ export class PushCollection {
     try {
       appendGenerationLog(this.home.generationLogFolder(this.name, generation), file, entry);
     } catch (error) {
-      this.log.error({ collection: this.name, generation, err: { message: (error as Error).message } }, 'cannot write generation log');
+      this.log.error(
+        { collection: this.name, generation, err: { message: (error as Error).message } },
+        'cannot write generation log',
+      );
     }
   }
 
@@ -799,7 +915,10 @@ export class PushCollection {
     } catch (error) {
       // A marker behind the index only means a later restore is not detected from it; the
       // commit it follows is live and must not be reported as failed (e.g. disk full now).
-      this.log.warn({ collection: this.name, manifest, err: { message: (error as Error).message } }, 'cannot write the last-manifest marker');
+      this.log.warn(
+        { collection: this.name, manifest, err: { message: (error as Error).message } },
+        'cannot write the last-manifest marker',
+      );
     }
   }
 
@@ -821,9 +940,15 @@ function documentView(key: string, record: StoredRecord, committed: boolean): Do
   const view: DocumentView = {
     key,
     pushContent: {
-      content: content instanceof Uint8Array ? Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64') : '',
+      content:
+        content instanceof Uint8Array
+          ? Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64')
+          : '',
       contentType: (record[STORED.contentType] as string | undefined) ?? '',
-      metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<string, string[]>,
+      metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<
+        string,
+        string[]
+      >,
       receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
     },
     committed,
@@ -845,7 +970,10 @@ function changeFromStored(key: string, record: StoredRecord): ChangeRecord {
     key,
     content: content instanceof Uint8Array ? content : new Uint8Array(0),
     contentType: (record[STORED.contentType] as string | undefined) ?? '',
-    metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<string, string[]>,
+    metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<
+      string,
+      string[]
+    >,
     receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
     filters: record[STORED.filters] as string | undefined,
   };

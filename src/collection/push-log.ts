@@ -12,7 +12,11 @@ export type PushLog = Logger;
 export function createPushLog(file: string): PushLog {
   mkdirSync(dirname(file), { recursive: true });
   return pino(
-    { base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
+    {
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
     new AppendOnlyLog(file),
   );
 }
@@ -21,8 +25,14 @@ export function createPushLog(file: string): PushLog {
  * The `err` field of a push.log line for any thrown value: its message (the value itself when
  * it has none), and its code, stack and details when it has them.
  */
-export function errorForLog(error: unknown): { message: string; code: unknown; stack: unknown; details: unknown } {
-  const e = error as { message?: unknown; stack?: unknown; code?: unknown; details?: unknown } | null | undefined;
+export function errorForLog(error: unknown): {
+  message: string;
+  code: unknown;
+  stack: unknown;
+  details: unknown;
+} {
+  const e = error as
+    { message?: unknown; stack?: unknown; code?: unknown; details?: unknown } | null | undefined;
   return { message: String(e?.message ?? error), code: e?.code, stack: e?.stack, details: e?.details };
 }
 
@@ -66,7 +76,12 @@ class AppendOnlyLog implements DestinationStream {
         this.held.shift();
       }
       if (this.dropped > 0) {
-        const note = { level: 'warn', time: new Date().toISOString(), dropped: this.dropped, msg: 'log lines lost while the log could not be written' };
+        const note = {
+          level: 'warn',
+          time: new Date().toISOString(),
+          dropped: this.dropped,
+          msg: 'log lines lost while the log could not be written',
+        };
         writeSync(this.fd, JSON.stringify(note) + '\n');
         this.dropped = 0;
       }

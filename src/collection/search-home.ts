@@ -76,6 +76,7 @@ export class SearchHome {
   }
 
   ensureLayout(): void {
-    for (const folder of [this.confFolder, join(this.root, 'data'), this.webLogFolder]) mkdirSync(folder, { recursive: true });
+    for (const folder of [this.confFolder, join(this.root, 'data'), this.webLogFolder])
+      mkdirSync(folder, { recursive: true });
   }
 }

@@ -22,7 +22,13 @@ export interface AdminApiOptions {
 }
 
 /** The configuration files the admin API reads and writes, each with its validating parser. */
-export const CONFIG_FILES = Object.freeze(['collection.cfg', 'metamap.cfg', 'xml.cfg', 'gscopes.cfg', 'qie.cfg'] as const);
+export const CONFIG_FILES = Object.freeze([
+  'collection.cfg',
+  'metamap.cfg',
+  'xml.cfg',
+  'gscopes.cfg',
+  'qie.cfg',
+] as const);
 type ConfigFileName = (typeof CONFIG_FILES)[number];
 
 import { COLLECTION_INFO, USER_BODY, USER_VIEW } from './admin-schemas.js';
@@ -34,7 +40,11 @@ const CREATE_COLLECTION_BODY = {
   type: 'object',
   properties: {
     type: { type: 'string', enum: ['push', 'meta'] },
-    members: { type: 'array', items: { type: 'string' }, description: 'Push collections searched by a meta collection.' },
+    members: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Push collections searched by a meta collection.',
+    },
   },
   required: ['type'],
   propertyNames: { enum: ['type', 'members'] },
@@ -42,8 +52,11 @@ const CREATE_COLLECTION_BODY = {
 
 const CONFIG_TEXTS = {
   type: 'object',
-  description: 'File name → its text; null: the file does not exist (PUT: remove it; collection.cfg cannot be removed).',
-  properties: Object.fromEntries(CONFIG_FILES.map((file) => [file, { type: ['string', 'null'], maxLength: 1048576 }])),
+  description:
+    'File name → its text; null: the file does not exist (PUT: remove it; collection.cfg cannot be removed).',
+  properties: Object.fromEntries(
+    CONFIG_FILES.map((file) => [file, { type: ['string', 'null'], maxLength: 1048576 }]),
+  ),
   // Not additionalProperties: false, which Fastify's validator answers by dropping the
   // property silently: a misspelt file name must be refused, not ignored.
   propertyNames: { enum: [...CONFIG_FILES] },
@@ -84,9 +97,14 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       schema: {
         tags: COLLECTION_TAGS,
         summary: 'List collections',
-        description: 'Every collection with its type, state and (push collections) documents, generations and staged changes. Does not start any.',
+        description:
+          'Every collection with its type, state and (push collections) documents, generations and staged changes. Does not start any.',
         response: {
-          200: { type: 'object', properties: { collections: { type: 'array', items: COLLECTION_INFO } }, required: ['collections'] },
+          200: {
+            type: 'object',
+            properties: { collections: { type: 'array', items: COLLECTION_INFO } },
+            required: ['collections'],
+          },
           ...ERROR_RESPONSES,
         },
       },
@@ -100,11 +118,16 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       schema: {
         tags: COLLECTION_TAGS,
         summary: 'Create a collection',
-        description: 'type "push", or "meta" with the push collections it searches. 409 COLLECTION_EXISTS when the name is taken.',
+        description:
+          'type "push", or "meta" with the push collections it searches. 409 COLLECTION_EXISTS when the name is taken.',
         params: COLLECTION_PARAMS,
         body: CREATE_COLLECTION_BODY,
         response: {
-          200: { type: 'object', properties: { message: { type: 'string' }, collection: COLLECTION_INFO }, required: ['message', 'collection'] },
+          200: {
+            type: 'object',
+            properties: { message: { type: 'string' }, collection: COLLECTION_INFO },
+            required: ['message', 'collection'],
+          },
           ...ERROR_RESPONSES,
         },
       },
@@ -113,10 +136,16 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       const { collection } = request.params;
       const { type, members } = request.body;
       if (type === 'push' && members !== undefined && members.length > 0) {
-        throw new SearchError('PARAMETER_INVALID', 'a push collection has no members: leave "members" out, or use type "meta"');
+        throw new SearchError(
+          'PARAMETER_INVALID',
+          'a push collection has no members: leave "members" out, or use type "meta"',
+        );
       }
       if (type === 'meta' && (members === undefined || members.length === 0)) {
-        throw new SearchError('PARAMETER_INVALID', 'a meta collection needs "members": the push collections it searches');
+        throw new SearchError(
+          'PARAMETER_INVALID',
+          'a meta collection needs "members": the push collections it searches',
+        );
       }
       manager.create(collection, type, members ?? []);
       const info = manager.list().find((c) => c.name === collection);
@@ -151,7 +180,8 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       schema: {
         tags: COLLECTION_TAGS,
         summary: 'Read the configuration files',
-        description: 'The text of collection.cfg, metamap.cfg, xml.cfg, gscopes.cfg and qie.cfg (null: absent).',
+        description:
+          'The text of collection.cfg, metamap.cfg, xml.cfg, gscopes.cfg and qie.cfg (null: absent).',
         params: COLLECTION_PARAMS,
         response: { 200: CONFIG_BODY, ...ERROR_RESPONSES },
       },
@@ -204,7 +234,11 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
         summary: 'List users',
         description: 'Names, permissions, collections and live token counts; never passwords or hashes.',
         response: {
-          200: { type: 'object', properties: { users: { type: 'array', items: USER_VIEW } }, required: ['users'] },
+          200: {
+            type: 'object',
+            properties: { users: { type: 'array', items: USER_VIEW } },
+            required: ['users'],
+          },
           ...ERROR_RESPONSES,
         },
       },
@@ -224,7 +258,12 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
         response: {
           200: {
             type: 'object',
-            properties: { message: { type: 'string' }, created: { type: 'boolean' }, tokensRevoked: { type: 'integer' }, user: USER_VIEW },
+            properties: {
+              message: { type: 'string' },
+              created: { type: 'boolean' },
+              tokensRevoked: { type: 'integer' },
+              user: USER_VIEW,
+            },
             required: ['message', 'created', 'tokensRevoked', 'user'],
           },
           ...ERROR_RESPONSES,
@@ -265,7 +304,11 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
         description: 'Every login token of the user stops working at once; Basic credentials still work.',
         params: USER_PARAMS,
         response: {
-          200: { type: 'object', properties: { message: { type: 'string' }, revoked: { type: 'integer' } }, required: ['message', 'revoked'] },
+          200: {
+            type: 'object',
+            properties: { message: { type: 'string' }, revoked: { type: 'integer' } },
+            required: ['message', 'revoked'],
+          },
           ...ERROR_RESPONSES,
         },
       },
@@ -278,10 +321,14 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
 }
 
 function requireCollection(manager: CollectionManager, collection: string): void {
-  if (!manager.exists(collection)) throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
+  if (!manager.exists(collection))
+    throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
 }
 
-function readConfigTexts(manager: CollectionManager, collection: string): Record<ConfigFileName, string | null> {
+function readConfigTexts(
+  manager: CollectionManager,
+  collection: string,
+): Record<ConfigFileName, string | null> {
   const out = {} as Record<ConfigFileName, string | null>;
   for (const file of CONFIG_FILES) {
     const path = manager.home.collectionConfigFile(collection, file);
@@ -295,14 +342,20 @@ function validateConfigTexts(manager: CollectionManager, collection: string, cha
   const name = (file: string) => `conf/${collection}/${file}`;
   const cfg = changes['collection.cfg'];
   if (cfg === null) {
-    throw new ConfigFileError(name('collection.cfg'), undefined, 'collection.cfg cannot be removed: every collection needs one');
+    throw new ConfigFileError(
+      name('collection.cfg'),
+      undefined,
+      'collection.cfg cannot be removed: every collection needs one',
+    );
   }
   if (cfg !== undefined) {
     const entries = parseCfg(cfg, name('collection.cfg'));
     const globalFile = manager.home.globalConfigFile;
     resolveCollectionConfig({
       collection: entries,
-      global: existsSync(globalFile) ? parseCfg(readFileSync(globalFile, 'utf8'), 'conf/global.cfg') : undefined,
+      global: existsSync(globalFile)
+        ? parseCfg(readFileSync(globalFile, 'utf8'), 'conf/global.cfg')
+        : undefined,
       collectionFile: name('collection.cfg'),
       globalFile: 'conf/global.cfg',
     });
@@ -316,7 +369,10 @@ function validateConfigTexts(manager: CollectionManager, collection: string, cha
       );
     }
   }
-  const parsers: Record<Exclude<ConfigFileName, 'collection.cfg'>, (text: string, file: string) => unknown> = {
+  const parsers: Record<
+    Exclude<ConfigFileName, 'collection.cfg'>,
+    (text: string, file: string) => unknown
+  > = {
     'metamap.cfg': parseMetamap,
     'xml.cfg': parseXmlConfig,
     'gscopes.cfg': parseGscopes,

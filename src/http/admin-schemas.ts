@@ -21,9 +21,18 @@ export const COLLECTION_INFO = {
 export const USER_BODY = {
   type: 'object',
   properties: {
-    password: { type: 'string', minLength: 8, maxLength: 1024, description: 'Required for a new user; a changed password revokes its tokens.' },
+    password: {
+      type: 'string',
+      minLength: 8,
+      maxLength: 1024,
+      description: 'Required for a new user; a changed password revokes its tokens.',
+    },
     permissions: { type: 'array', items: { type: 'string', enum: [...PERMISSIONS] }, uniqueItems: true },
-    collections: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Collection names, or ["*"] for all.' },
+    collections: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Collection names, or ["*"] for all.',
+    },
   },
   required: ['permissions', 'collections'],
   // A misspelt "password" must be refused, not dropped (the user would keep its old one).
@@ -42,4 +51,3 @@ export const USER_VIEW = {
   },
   required: ['name', 'permissions', 'collections', 'created', 'updated', 'activeTokens'],
 } as const;
-

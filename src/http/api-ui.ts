@@ -46,7 +46,8 @@ const TOKEN_SCRIPT = `window.pushsearchToken = fetch(${JSON.stringify(SESSION_TO
  * the page by @fastify/swagger-ui, so it must not use anything from this module.
  */
 function requestInterceptor(request: { headers: Record<string, string> }): Promise<unknown> {
-  const pending = (globalThis as unknown as { pushsearchToken?: Promise<string | undefined> }).pushsearchToken;
+  const pending = (globalThis as unknown as { pushsearchToken?: Promise<string | undefined> })
+    .pushsearchToken;
   return Promise.resolve(pending).then(function (token) {
     const names = Object.keys(request.headers).map(function (name) {
       return name.toLowerCase();
@@ -86,18 +87,30 @@ export async function registerApiUi(app: FastifyInstance, options: ApiUiOptions)
           'The push API (every route under both /push-api/v1 and /push-api/v2), the account routes (login for a token) and the admin API. Errors answer {"status", "error", "message"}.',
       },
       tags: [
-        { name: PUSH_API_TAG, description: 'Documents and redirects: add, read, replace, delete (staged until a commit).' },
+        {
+          name: PUSH_API_TAG,
+          description: 'Documents and redirects: add, read, replace, delete (staged until a commit).',
+        },
         {
           name: PUSH_API_COLLECTION_TAG,
-          description: 'Collection operations (commit, vacuum, click logs, snapshots, restore, state, stop) and the installation-wide upgrade preparation.',
+          description:
+            'Collection operations (commit, vacuum, click logs, snapshots, restore, state, stop) and the installation-wide upgrade preparation.',
         },
         { name: 'account', description: 'Log in for an X-Security-Token; who am I; log out.' },
-        { name: 'admin-collections', description: 'Create, list and delete collections; read and replace their configuration files.' },
+        {
+          name: 'admin-collections',
+          description: 'Create, list and delete collections; read and replace their configuration files.',
+        },
         { name: 'admin-users', description: 'Users, permissions, collection access and tokens.' },
       ],
       components: {
         securitySchemes: {
-          token: { type: 'apiKey', in: 'header', name: 'X-Security-Token', description: 'From POST /admin-api/account/v1/login.' },
+          token: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Security-Token',
+            description: 'From POST /admin-api/account/v1/login.',
+          },
           basic: { type: 'http', scheme: 'basic' },
         },
       },
@@ -109,7 +122,11 @@ export async function registerApiUi(app: FastifyInstance, options: ApiUiOptions)
 }
 
 /** The schema a route is documented with (the validating schema, plus what it cannot say). */
-function documented(schema: FastifySchema | undefined, url: string, method: string | string[]): FastifySchema & Record<string, unknown> {
+function documented(
+  schema: FastifySchema | undefined,
+  url: string,
+  method: string | string[],
+): FastifySchema & Record<string, unknown> {
   if (!url.startsWith('/push-api/') && !url.startsWith('/admin-api/')) return { ...schema, hide: true };
   const out: FastifySchema & Record<string, unknown> = { ...schema };
   if (url.startsWith('/push-api/')) {
@@ -118,13 +135,24 @@ function documented(schema: FastifySchema | undefined, url: string, method: stri
   const methods = Array.isArray(method) ? method : [method];
   if (url.endsWith('/documents') && methods.includes('PUT')) {
     out.body = { type: 'string', description: 'The document content; Content-Type says its type.' };
-    out.consumes = ['text/html', 'text/plain', 'application/xml', 'application/json', 'application/pdf', 'application/octet-stream'];
+    out.consumes = [
+      'text/html',
+      'text/plain',
+      'application/xml',
+      'application/json',
+      'application/pdf',
+      'application/octet-stream',
+    ];
   }
   if (url.endsWith('/documents/content-and-metadata')) {
     out.body = {
       type: 'object',
       properties: {
-        content: { type: 'string', format: 'binary', description: 'The document, with its own Content-Type.' },
+        content: {
+          type: 'string',
+          format: 'binary',
+          description: 'The document, with its own Content-Type.',
+        },
         metadata: { type: 'string', description: 'JSON object: name → string or array of strings.' },
       },
       required: ['content'],
@@ -147,7 +175,8 @@ async function apiUiRoutes(app: FastifyInstance, options: ApiUiOptions): Promise
   app.addHook('onRequest', async (request, reply) => {
     if ((await sessions.sessionOf(request)) !== undefined) return;
     const path = request.url.split('?')[0] ?? '';
-    const credentials = request.headers.authorization !== undefined || request.headers[TOKEN_HEADER] !== undefined;
+    const credentials =
+      request.headers.authorization !== undefined || request.headers[TOKEN_HEADER] !== undefined;
     if (!credentials && (path === API_UI_PREFIX || path === `${API_UI_PREFIX}/`)) {
       return reply.redirect(`${SESSION_PATH}/login?next=${encodeURIComponent(`${API_UI_PREFIX}/`)}`, 303);
     }
@@ -171,10 +200,14 @@ async function apiUiRoutes(app: FastifyInstance, options: ApiUiOptions): Promise
   app.get(SESSION_TOKEN_PATH, { schema: { hide: true } }, async (request, reply) => {
     // A custom header: a page of another site cannot send it without CORS, which we never allow.
     if (request.headers['x-requested-with'] !== 'pushsearch-api-ui') {
-      throw new SearchError('FORBIDDEN', 'the session token is only for the API UI page (X-Requested-With: pushsearch-api-ui)');
+      throw new SearchError(
+        'FORBIDDEN',
+        'the session token is only for the API UI page (X-Requested-With: pushsearch-api-ui)',
+      );
     }
     const session = await sessions.sessionOf(request);
-    if (session === undefined) throw new SearchError('UNAUTHENTICATED', 'no browser session: log in at /search/admin/login');
+    if (session === undefined)
+      throw new SearchError('UNAUTHENTICATED', 'no browser session: log in at /search/admin/login');
     void reply.header('cache-control', 'no-store');
     return { token: session.token, user: session.principal.user };
   });

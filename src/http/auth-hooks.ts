@@ -60,7 +60,10 @@ export function searchAuthorizer(auth: Authenticator): SearchAuthorizer {
       who = await authenticateRequest(auth, request);
     } catch (error) {
       if (error instanceof SearchError && error.code === 'UNAUTHENTICATED') {
-        throw new SearchError('UNAUTHENTICATED', `collection ${collection} is not public (search.public=false): ${error.message}`);
+        throw new SearchError(
+          'UNAUTHENTICATED',
+          `collection ${collection} is not public (search.public=false): ${error.message}`,
+        );
       }
       throw error;
     }

@@ -53,11 +53,16 @@ const SESSION_RESPONSE = {
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { auth } = options;
 
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    const fields: Record<string, string> = {};
-    for (const [name, value] of new URLSearchParams(body as string)) if (!(name in fields)) fields[name] = value;
-    done(null, fields);
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      const fields: Record<string, string> = {};
+      for (const [name, value] of new URLSearchParams(body as string))
+        if (!(name in fields)) fields[name] = value;
+      done(null, fields);
+    },
+  );
 
   app.post<{ Body: { username: string; password: string } }>(
     '/login',
@@ -86,13 +91,19 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       schema: {
         tags: TAGS,
         summary: 'Who am I',
-        description: 'The user the credentials (Basic or token) belong to, with its permissions and collections.',
+        description:
+          'The user the credentials (Basic or token) belong to, with its permissions and collections.',
         response: { 200: SESSION_RESPONSE, ...ERROR_RESPONSES },
       },
     },
     async (request) => {
       const who = await authenticateRequest(auth, request);
-      return { user: who.user, permissions: [...who.permissions], collections: [...who.collections], via: who.via };
+      return {
+        user: who.user,
+        permissions: [...who.permissions],
+        collections: [...who.collections],
+        via: who.via,
+      };
     },
   );
 
@@ -103,14 +114,18 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       schema: {
         tags: TAGS,
         summary: 'Log out: revoke the token of this request',
-        description: 'Needs the X-Security-Token to revoke; with Basic credentials there is no session to end (400).',
+        description:
+          'Needs the X-Security-Token to revoke; with Basic credentials there is no session to end (400).',
         response: { 200: MESSAGE_RESPONSE, ...ERROR_RESPONSES },
       },
     },
     async (request) => {
       const who = await authenticateRequest(auth, request);
       if (who.token === undefined) {
-        throw new SearchError('PARAMETER_INVALID', 'this request carries no X-Security-Token to revoke (Basic credentials have no session)');
+        throw new SearchError(
+          'PARAMETER_INVALID',
+          'this request carries no X-Security-Token to revoke (Basic credentials have no session)',
+        );
       }
       auth.users.revokeToken(who.token);
       return { message: `logged out: the token of ${who.user} is revoked` };

@@ -3,7 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { CollectionManager } from '../collection/collection-manager.js';
 import { parseCfg } from '../collection/config/cfg-file.js';
 import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
@@ -104,7 +109,11 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   }
 }
 
-async function buildOnLockedHome(home: SearchHome, lock: HomeLock, options: BuildAppOptions): Promise<BuiltApp> {
+async function buildOnLockedHome(
+  home: SearchHome,
+  lock: HomeLock,
+  options: BuildAppOptions,
+): Promise<BuiltApp> {
   const globalConfig = readGlobalConfig(home);
   const pushLog = createPushLog(home.pushLogFile);
   const manager = new CollectionManager(home, pushLog);
@@ -207,7 +216,11 @@ async function buildOnLockedHome(home: SearchHome, lock: HomeLock, options: Buil
     authorizeSearch: options.authorizeSearch ?? searchAuthorizer(auth),
     onInternalError: (request, error) => {
       const collection = new URLSearchParams(request.url.split('?')[1] ?? '').get('collection');
-      logInternal(pushLog, { requestId: request.id, method: request.method, url: request.url, collection }, error);
+      logInternal(
+        pushLog,
+        { requestId: request.id, method: request.method, url: request.url, collection },
+        error,
+      );
       request.log.error({ err: error }, 'request failed');
     },
   });

@@ -5,7 +5,8 @@ import { statusForCode } from './error-status.js';
 const PARSER_ERRORS: Readonly<Record<string, { code: string; message: string }>> = {
   HPE_HEADER_OVERFLOW: {
     code: 'HEADERS_TOO_LARGE',
-    message: 'the request line and headers are larger than 64 KiB: send a shorter URL (keys of at most 2000 characters) and fewer or shorter headers',
+    message:
+      'the request line and headers are larger than 64 KiB: send a shorter URL (keys of at most 2000 characters) and fewer or shorter headers',
   },
   ERR_HTTP_REQUEST_TIMEOUT: {
     code: 'REQUEST_TIMEOUT',
@@ -17,7 +18,11 @@ const PARSER_ERRORS: Readonly<Record<string, { code: string; message: string }>>
   },
 };
 
-const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Answers a request that never reached a route because it is not valid HTTP (a broken
@@ -32,7 +37,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   }
   const known = error.code === undefined ? undefined : PARSER_ERRORS[error.code];
   const code = known?.code ?? 'REQUEST_INVALID';
-  const message = known?.message ?? `the request is not valid HTTP/1.1 (${error.code ?? error.message}): check the request line, header syntax and body framing`;
+  const message =
+    known?.message ??
+    `the request is not valid HTTP/1.1 (${error.code ?? error.message}): check the request line, header syntax and body framing`;
   const status = statusForCode(code);
   const body = JSON.stringify({ status, error: code, message });
   socket.end(

@@ -40,7 +40,8 @@ const FASTIFY_CODES: Readonly<Record<string, { code: string; message?: string }>
   },
   FST_ERR_MAX_PARAM_LENGTH: {
     code: 'PARAMETER_INVALID',
-    message: 'a name in the path is longer than 256 characters (collection and snapshot names have at most 128, user names 64)',
+    message:
+      'a name in the path is longer than 256 characters (collection and snapshot names have at most 128, user names 64)',
   },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'PARAMETER_INVALID' },
 };

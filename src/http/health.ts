@@ -61,10 +61,14 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOp
   const { manager } = options;
   const tags = ['operations'];
 
-  app.get('/health', { schema: { tags, summary: 'Liveness: 200 while the server answers' } }, async (_request, reply) => {
-    void reply.header('cache-control', 'no-store');
-    return { status: 'ok' };
-  });
+  app.get(
+    '/health',
+    { schema: { tags, summary: 'Liveness: 200 while the server answers' } },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return { status: 'ok' };
+    },
+  );
 
   app.get(
     '/ready',
@@ -72,7 +76,8 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOp
       schema: {
         tags,
         summary: 'Readiness: 200 when no push collection is STARTING or FAILED',
-        description: 'Answers {"status": "ready" | "not ready", "collections": [{collection, state, reason?, file?}]}: 503 lists the collections STARTING or FAILED.',
+        description:
+          'Answers {"status": "ready" | "not ready", "collections": [{collection, state, reason?, file?}]}: 503 lists the collections STARTING or FAILED.',
       },
     },
     async (_request, reply): Promise<ReadyAnswer> => {

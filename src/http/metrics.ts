@@ -32,7 +32,13 @@ export const QUERY_ROUTES: readonly string[] = Object.freeze(['/s/search.json', 
 /** Label of requests no route matched: raw URLs would make one series per URL scanned. */
 const UNMATCHED_ROUTE = 'unmatched';
 
-const COLLECTION_STATES: readonly CollectionState[] = ['STOPPED', 'STARTING', 'RUNNING', 'STOPPING', 'FAILED'];
+const COLLECTION_STATES: readonly CollectionState[] = [
+  'STOPPED',
+  'STARTING',
+  'RUNNING',
+  'STOPPING',
+  'FAILED',
+];
 
 /**
  * Reads `metrics.public` from `conf/global.cfg` (default true: a scrape shows counts and
@@ -100,24 +106,71 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  private readonly state = this.gauge('pushsearch_collection_state', 'Push collection state: 1 for the current state, 0 for the others', ['collection', 'state']);
-  private readonly documents = this.gauge('pushsearch_collection_documents', 'Live documents of the last commit (running collections)');
-  private readonly killed = this.gauge('pushsearch_collection_killed_documents', 'Deleted or replaced documents still held by generations until merged away');
-  private readonly staged = this.gauge('pushsearch_collection_staged_changes', 'Accepted changes not yet committed');
-  private readonly generations = this.gauge('pushsearch_collection_generations', 'Generations of the live manifest');
-  private readonly bytesOnDisk = this.gauge('pushsearch_collection_bytes_on_disk', 'Bytes of the live index files');
+  private readonly state = this.gauge(
+    'pushsearch_collection_state',
+    'Push collection state: 1 for the current state, 0 for the others',
+    ['collection', 'state'],
+  );
+  private readonly documents = this.gauge(
+    'pushsearch_collection_documents',
+    'Live documents of the last commit (running collections)',
+  );
+  private readonly killed = this.gauge(
+    'pushsearch_collection_killed_documents',
+    'Deleted or replaced documents still held by generations until merged away',
+  );
+  private readonly staged = this.gauge(
+    'pushsearch_collection_staged_changes',
+    'Accepted changes not yet committed',
+  );
+  private readonly generations = this.gauge(
+    'pushsearch_collection_generations',
+    'Generations of the live manifest',
+  );
+  private readonly bytesOnDisk = this.gauge(
+    'pushsearch_collection_bytes_on_disk',
+    'Bytes of the live index files',
+  );
   private readonly mergesRunning = this.gauge('pushsearch_collection_merges_running', 'Merges running now');
-  private readonly lastCommit = this.gauge('pushsearch_collection_last_commit_timestamp_seconds', 'Time of the last commit (Unix seconds)');
-  private readonly lastFsync = this.gauge('pushsearch_journal_last_fsync_seconds', 'Duration of the journal\'s most recent fsync');
+  private readonly lastCommit = this.gauge(
+    'pushsearch_collection_last_commit_timestamp_seconds',
+    'Time of the last commit (Unix seconds)',
+  );
+  private readonly lastFsync = this.gauge(
+    'pushsearch_journal_last_fsync_seconds',
+    "Duration of the journal's most recent fsync",
+  );
   // Engine counters count since the collection was opened; a restart of the collection is a
   // counter reset, which Prometheus' rate() handles.
-  private readonly commits = this.counter('pushsearch_collection_commits_total', 'Commits published since the collection was opened');
-  private readonly commitFailures = this.counter('pushsearch_collection_commit_failures_total', 'Commits that failed since the collection was opened');
-  private readonly merges = this.counter('pushsearch_collection_merges_total', 'Merges finished since the collection was opened, by result (done, failed)', ['collection', 'result']);
-  private readonly documentsPut = this.counter('pushsearch_collection_documents_put_total', 'Documents added or replaced since the collection was opened');
-  private readonly documentsDeleted = this.counter('pushsearch_collection_documents_deleted_total', 'Documents deleted since the collection was opened');
-  private readonly journalAppends = this.counter('pushsearch_journal_appends_total', 'Changes appended to the journal since the collection was opened');
-  private readonly journalFsyncs = this.counter('pushsearch_journal_fsyncs_total', 'Journal fsyncs (each makes a group of appends durable)');
+  private readonly commits = this.counter(
+    'pushsearch_collection_commits_total',
+    'Commits published since the collection was opened',
+  );
+  private readonly commitFailures = this.counter(
+    'pushsearch_collection_commit_failures_total',
+    'Commits that failed since the collection was opened',
+  );
+  private readonly merges = this.counter(
+    'pushsearch_collection_merges_total',
+    'Merges finished since the collection was opened, by result (done, failed)',
+    ['collection', 'result'],
+  );
+  private readonly documentsPut = this.counter(
+    'pushsearch_collection_documents_put_total',
+    'Documents added or replaced since the collection was opened',
+  );
+  private readonly documentsDeleted = this.counter(
+    'pushsearch_collection_documents_deleted_total',
+    'Documents deleted since the collection was opened',
+  );
+  private readonly journalAppends = this.counter(
+    'pushsearch_journal_appends_total',
+    'Changes appended to the journal since the collection was opened',
+  );
+  private readonly journalFsyncs = this.counter(
+    'pushsearch_journal_fsyncs_total',
+    'Journal fsyncs (each makes a group of appends durable)',
+  );
 
   constructor(private readonly manager: CollectionManager) {}
 
@@ -126,7 +179,8 @@ export class ServiceMetrics {
     const pattern = route ?? UNMATCHED_ROUTE;
     this.requests.inc({ method, route: pattern, status: String(status) });
     this.requestSeconds.observe({ method, route: pattern }, seconds);
-    if (status < 400 && QUERY_ROUTES.includes(pattern)) this.querySeconds.observe({ route: pattern }, seconds);
+    if (status < 400 && QUERY_ROUTES.includes(pattern))
+      this.querySeconds.observe({ route: pattern }, seconds);
   }
 
   /** `Content-Type` of {@link scrape}'s text. */
@@ -152,7 +206,8 @@ export class ServiceMetrics {
       } catch {
         continue; // deleted while we listed
       }
-      for (const state of COLLECTION_STATES) this.state.set({ collection: name, state }, view.state === state ? 1 : 0);
+      for (const state of COLLECTION_STATES)
+        this.state.set({ collection: name, state }, view.state === state ? 1 : 0);
       const stats = view.stats;
       if (stats === undefined) continue;
       const labels = { collection: name };
@@ -197,7 +252,12 @@ export class ServiceMetrics {
 export function installMetrics(app: FastifyInstance, options: MetricsOptions): ServiceMetrics {
   const metrics = new ServiceMetrics(options.manager);
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   app.get(

@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler, RequestPayload } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preParsingHookHandler,
+  RequestPayload,
+} from 'fastify';
 import { watchBodyIdle } from './body-idle-watch.js';
 import { SearchError } from '../errors.js';
 import type { CollectionManager } from '../collection/collection-manager.js';
@@ -114,7 +120,10 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
       manager.collection(collection);
       manager.guardWrite();
       if (Array.isArray(key)) {
-        throw new SearchError('PARAMETER_INVALID', 'the key parameter is given more than once: send one key per request');
+        throw new SearchError(
+          'PARAMETER_INVALID',
+          'the key parameter is given more than once: send one key per request',
+        );
       }
       canonicalizeKey(key);
       const declared = Number(request.headers['content-length']);
@@ -143,7 +152,8 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   /** Waits in line for room for `bytes`; a client that leaves meanwhile gives up its place. */
   const waitForRoom = async (reply: FastifyReply, bytes: number): Promise<() => void> => {
     const aborted = new AbortController();
-    const left = () => new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
+    const left = () =>
+      new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
     let closed = false;
     const onClose = () => {
       closed = true;
@@ -164,7 +174,12 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   };
 
   /** The body to read, once admitted: holds its reservation until the response is finished. */
-  const admitted = (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, release: () => void): RequestPayload => {
+  const admitted = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: RequestPayload,
+    release: () => void,
+  ): RequestPayload => {
     // The reservation ends when the response is finished or the connection dies, whichever
     // comes first: the response's 'close' event covers both.
     reply.raw.once('close', release);

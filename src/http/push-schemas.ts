@@ -247,4 +247,3 @@ export const CLICK_LOGS_RESPONSE = {
   },
   required: ['message', 'clicksProcessed', 'documentsUpdated'],
 } as const;
-

@@ -73,9 +73,19 @@ export function readManifest(dir: Directory): Manifest | null {
  * `syncFirst` are files the manifest names that are not durable yet (a new generation): they
  * are synced together with the temp file, in one round, and all before the rename.
  */
-export async function publishManifest(dir: Directory, manifest: Manifest, syncFirst: readonly string[] = []): Promise<void> {
+export async function publishManifest(
+  dir: Directory,
+  manifest: Manifest,
+  syncFirst: readonly string[] = [],
+): Promise<void> {
   dir.deleteFile(MANIFEST_TEMP);
-  writeCodecFile(dir, MANIFEST_TEMP, CODEC_MANIFEST, MANIFEST_VERSION, new TextEncoder().encode(JSON.stringify(manifest)));
+  writeCodecFile(
+    dir,
+    MANIFEST_TEMP,
+    CODEC_MANIFEST,
+    MANIFEST_VERSION,
+    new TextEncoder().encode(JSON.stringify(manifest)),
+  );
   await dir.sync([...syncFirst, MANIFEST_TEMP]);
   dir.rename(MANIFEST_TEMP, MANIFEST_FILE);
   try {
@@ -89,7 +99,9 @@ export async function publishManifest(dir: Directory, manifest: Manifest, syncFi
 /** Publishing failed after the rename: the new manifest may be the one found after a crash. */
 export class ManifestMaybePublishedError extends Error {
   constructor(cause: unknown) {
-    super(`syncing the index folder failed after publishing a manifest: ${(cause as Error).message}`, { cause });
+    super(`syncing the index folder failed after publishing a manifest: ${(cause as Error).message}`, {
+      cause,
+    });
     this.name = 'ManifestMaybePublishedError';
   }
 }

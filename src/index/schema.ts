@@ -9,7 +9,12 @@ export interface SchemaOptions {
   fields?: Record<string, { analyzer?: AnalyzerOptions; positions?: boolean }>;
 }
 
-export const DEFAULT_ANALYZER: AnalyzerOptions = { caseFold: true, foldDiacritics: true, stem: true, stopWords: false };
+export const DEFAULT_ANALYZER: AnalyzerOptions = {
+  caseFold: true,
+  foldDiacritics: true,
+  stem: true,
+  stopWords: false,
+};
 
 /** Resolved schema: analyzers are created once and shared. */
 export class Schema {

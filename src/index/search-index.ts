@@ -157,7 +157,8 @@ export class SearchIndex {
       ...DEFAULT_MERGE_POLICY,
       ...options.mergePolicy,
       maxGenerations: options.maxGenerations ?? DEFAULT_MERGE_POLICY.maxGenerations,
-      killedPercentageForReindex: options.killedPercentageForReindex ?? DEFAULT_MERGE_POLICY.killedPercentageForReindex,
+      killedPercentageForReindex:
+        options.killedPercentageForReindex ?? DEFAULT_MERGE_POLICY.killedPercentageForReindex,
     };
     this.manifest = manifest;
     this.nextGeneration = manifest.nextGeneration;
@@ -168,7 +169,8 @@ export class SearchIndex {
       // Write it now (not at the commit) so that memory stays bounded; the commit publishes it.
       void this.serial(async () => {
         const flushed = await flush.result();
-        if (flushed.meta !== null) this.emit({ type: 'flush', generation: flushed.meta.generation, documents: flushed.meta.docCount });
+        if (flushed.meta !== null)
+          this.emit({ type: 'flush', generation: flushed.meta.generation, documents: flushed.meta.docCount });
       }).catch(() => undefined);
     };
     const threads = options.indexThreads ?? 0;
@@ -186,7 +188,8 @@ export class SearchIndex {
    * names, deletes leftovers that no manifest references (a crash mid-commit or mid-merge).
    */
   static async open(options: IndexOptions): Promise<SearchIndex> {
-    const dir = typeof options.directory === 'string' ? new FsDirectory(options.directory) : options.directory;
+    const dir =
+      typeof options.directory === 'string' ? new FsDirectory(options.directory) : options.directory;
     const manifest = readManifest(dir) ?? emptyManifest();
     const index = new SearchIndex(dir, options, manifest);
     index.loadManifest();
@@ -198,7 +201,8 @@ export class SearchIndex {
   put(doc: DocumentInput): void {
     this.ensureOpen();
     this.stager.put(doc);
-    if (this.options.keepStagedDocuments === true) this.stagedLayers.at(-1)!.set(doc.key, { ...doc.stored, [KEY_FIELD]: doc.key });
+    if (this.options.keepStagedDocuments === true)
+      this.stagedLayers.at(-1)!.set(doc.key, { ...doc.stored, [KEY_FIELD]: doc.key });
     this.counters.TotDocumentsPut++;
   }
 
@@ -227,7 +231,10 @@ export class SearchIndex {
   useSchema(options: SchemaOptions): void {
     this.ensureOpen();
     if (this.stagedChanges > 0) {
-      throw new SearchError('WRONG_STATE', `${this.stagedChanges} staged changes: commit them before changing the schema`);
+      throw new SearchError(
+        'WRONG_STATE',
+        `${this.stagedChanges} staged changes: commit them before changing the schema`,
+      );
     }
     const retired = this.stager;
     this.currentSchema = new Schema(options);
@@ -257,7 +264,12 @@ export class SearchIndex {
   }
 
   /** Number, journal position and time of the last published manifest. */
-  get lastCommit(): { manifest: number; journalSeq: number; time: string | null; userData: Record<string, unknown> } {
+  get lastCommit(): {
+    manifest: number;
+    journalSeq: number;
+    time: string | null;
+    userData: Record<string, unknown>;
+  } {
     return {
       manifest: this.manifest.number,
       journalSeq: this.manifest.journalSeq,
@@ -353,7 +365,10 @@ export class SearchIndex {
     this.ensureOpen();
     return this.serial(async () => {
       if (this.manifest.number === 0) {
-        throw new SearchError('WRONG_STATE', 'nothing has been committed yet: commit before taking a snapshot');
+        throw new SearchError(
+          'WRONG_STATE',
+          'nothing has been committed yet: commit before taking a snapshot',
+        );
       }
       const files = manifestFiles(this.manifest);
       for (const name of files) this.dir.linkTo(name, target);
@@ -374,11 +389,15 @@ export class SearchIndex {
   static async restore(snapshot: Directory, live: Directory): Promise<void> {
     const snapshotManifest = readManifest(snapshot);
     if (snapshotManifest === null) {
-      throw new SearchError('SNAPSHOT_INVALID', `${snapshot.path} holds no manifest: it is not a snapshot of this index`);
+      throw new SearchError(
+        'SNAPSHOT_INVALID',
+        `${snapshot.path} holds no manifest: it is not a snapshot of this index`,
+      );
     }
     const files = manifestFiles(snapshotManifest);
     for (const name of files) {
-      if (!snapshot.fileExists(name)) throw new SearchError('SNAPSHOT_INVALID', `snapshot ${snapshot.path} lacks ${name}`);
+      if (!snapshot.fileExists(name))
+        throw new SearchError('SNAPSHOT_INVALID', `snapshot ${snapshot.path} lacks ${name}`);
     }
     // The manifest goes last: until it is replaced, the live index stays the old one.
     for (const name of files) if (name !== MANIFEST_FILE) live.copyFrom(snapshot, name);
@@ -430,7 +449,9 @@ export class SearchIndex {
       this.counters.TotCommitFailures++;
       if (error instanceof SearchError) throw error;
       if (isDiskFull(error)) throw diskFullError('writing a generation', error);
-      throw new SearchError('COMMIT_FAILED', `writing a generation failed: ${(error as Error).message}`, { cause: error });
+      throw new SearchError('COMMIT_FAILED', `writing a generation failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     this.counters.TotFlushes += flushed.filter((f) => f.meta !== null).length;
 
@@ -463,7 +484,12 @@ export class SearchIndex {
     };
     const written: string[] = [];
     const killedUpdates = new Map<number, { bits: KilledBits; file: string }>();
-    const killGeneration = (generation: number, maxDoc: number, base: KilledBits | null, docs: Iterable<number>) => {
+    const killGeneration = (
+      generation: number,
+      maxDoc: number,
+      base: KilledBits | null,
+      docs: Iterable<number>,
+    ) => {
       const bits = (base ?? new KilledBits(maxDoc)).with(docs);
       // Numbers are never reused, even after a failed publish whose files may still be needed.
       const file = killedFile(generation, this.manifest.nextDeleteGeneration++);
@@ -506,13 +532,16 @@ export class SearchIndex {
         });
       }
       // A generation whose every document is killed is dropped, unless a merge reads it.
-      next.generations = generations.filter((g) => g.killedCount < g.docCount || this.merging.has(g.generation));
+      next.generations = generations.filter(
+        (g) => g.killedCount < g.docCount || this.merging.has(g.generation),
+      );
       const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
       next.nextGeneration = this.nextGeneration;
       // One round of fsyncs for the new files and the manifest, then the rename and the folder.
       await publishManifest(this.dir, next, [...newFiles, ...written]);
     } catch (error) {
-      if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
+      if (!(error instanceof ManifestMaybePublishedError))
+        for (const file of written) this.deleteQuietly(file);
       this.counters.TotCommitFailures++;
       if (error instanceof SearchError) throw error;
       if (isDiskFull(error)) throw diskFullError('the commit', error);
@@ -527,7 +556,13 @@ export class SearchIndex {
     this.install(next, killedUpdates);
     this.counters.TotCommits++;
     const created = flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation]));
-    this.emit({ type: 'commit', manifest: next.number, generations: created, changes, durationMs: performance.now() - started });
+    this.emit({
+      type: 'commit',
+      manifest: next.number,
+      generations: created,
+      changes,
+      durationMs: performance.now() - started,
+    });
     this.maybeMerge();
     return { manifest: next.number, generations: created, changes };
   }
@@ -538,7 +573,9 @@ export class SearchIndex {
       'GENERATION_LIMIT',
       `commit refused: the index would have ${count} generations, above the limit of ${this.policy.maxGenerations} ` +
         `(push.max-generations)` +
-        (cause === null ? '; merges have not caught up yet, retry shortly' : `; merges are failing: ${cause}. See push.log`),
+        (cause === null
+          ? '; merges have not caught up yet, retry shortly'
+          : `; merges are failing: ${cause}. See push.log`),
     );
   }
 
@@ -546,7 +583,12 @@ export class SearchIndex {
   private async waitWhileMergesCatchUp(): Promise<void> {
     for (;;) {
       const count = this.manifest.generations.length + this.pending.length;
-      if (count <= this.policy.maxGenerations || this.runningMerges.size === 0 || this.mergeFailuresInARow > 0) return;
+      if (
+        count <= this.policy.maxGenerations ||
+        this.runningMerges.size === 0 ||
+        this.mergeFailuresInARow > 0
+      )
+        return;
       await Promise.race([...this.runningMerges]);
       await this.updater.catch(() => undefined);
     }
@@ -577,10 +619,13 @@ export class SearchIndex {
       void this.startMerge(merge);
     }
     if (nextRetry !== Infinity && this.retryTimer === undefined) {
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = undefined;
-        this.maybeMerge();
-      }, nextRetry - now + 10);
+      this.retryTimer = setTimeout(
+        () => {
+          this.retryTimer = undefined;
+          this.maybeMerge();
+        },
+        nextRetry - now + 10,
+      );
       this.retryTimer.unref();
     }
   }
@@ -590,10 +635,16 @@ export class SearchIndex {
     if (this.closed) return Promise.resolve(new SearchError('INDEX_CLOSED', 'the index is closed'));
     // A generation in two merges at once would have its documents twice in the index.
     const busy = generations.filter((g) => this.merging.has(g));
-    if (busy.length > 0) return Promise.resolve(new SearchError('MERGE_BUSY', `generations ${busy.join(', ')} are being merged already`));
+    if (busy.length > 0)
+      return Promise.resolve(
+        new SearchError('MERGE_BUSY', `generations ${busy.join(', ')} are being merged already`),
+      );
     const into = this.nextGeneration++;
     const sources = generations.map((g) => this.liveGeneration(g)!);
-    const inputs: MergeInput[] = sources.map((g) => ({ generation: g.generation, killedFile: g.killedFileName }));
+    const inputs: MergeInput[] = sources.map((g) => ({
+      generation: g.generation,
+      killedFile: g.killedFileName,
+    }));
     const killedAtStart = sources.map((g) => g.killed);
     // Hold the files of the inputs until the merge is over, whatever commits do meanwhile.
     const holder = this.acquireSearcher();
@@ -604,12 +655,24 @@ export class SearchIndex {
     const run = (async () => {
       try {
         this.options.beforeMerge?.(generations);
-        const meta = await runMerge(this.dir, inputs, into, (this.options.mergeThreads ?? 1) > 0, this.closing.signal);
+        const meta = await runMerge(
+          this.dir,
+          inputs,
+          into,
+          (this.options.mergeThreads ?? 1) > 0,
+          this.closing.signal,
+        );
         await this.serial(() => this.publishMerge(sources, killedAtStart, meta));
         this.mergeFailuresInARow = 0;
         this.counters.LastMergeError = null;
         this.counters.TotMergesDone++;
-        this.emit({ type: 'merge-done', generations, into, documents: meta.docCount, durationMs: performance.now() - started });
+        this.emit({
+          type: 'merge-done',
+          generations,
+          into,
+          documents: meta.docCount,
+          durationMs: performance.now() - started,
+        });
       } catch (error) {
         outcome = error as Error;
         if (!(error instanceof ManifestMaybePublishedError)) this.deleteGenerationFiles(into);
@@ -627,8 +690,13 @@ export class SearchIndex {
     });
   }
 
-  private async publishMerge(sources: LiveGeneration[], killedAtStart: (KilledBits | null)[], meta: GenerationMeta): Promise<void> {
-    if (this.closed) throw new SearchError('MERGE_ABORTED', 'the index closed before the merge was published');
+  private async publishMerge(
+    sources: LiveGeneration[],
+    killedAtStart: (KilledBits | null)[],
+    meta: GenerationMeta,
+  ): Promise<void> {
+    if (this.closed)
+      throw new SearchError('MERGE_ABORTED', 'the index closed before the merge was published');
     const inputSet = new Set(sources.map((s) => s.generation));
     const docMaps = computeDocMaps(sources.map((s, i) => ({ maxDoc: s.maxDoc, killed: killedAtStart[i]! })));
     // Documents killed by commits that ran during the merge are killed in the result too.
@@ -679,7 +747,8 @@ export class SearchIndex {
       // Everything merged was killed meanwhile: the result is not needed.
       if (!generations.includes(merged)) this.deleteGenerationFiles(meta.generation);
     } catch (error) {
-      if (!(error instanceof ManifestMaybePublishedError)) for (const file of written) this.deleteQuietly(file);
+      if (!(error instanceof ManifestMaybePublishedError))
+        for (const file of written) this.deleteQuietly(file);
       throw error;
     }
     // Keys of merged documents now live in the merged generation.
@@ -721,7 +790,8 @@ export class SearchIndex {
     try {
       for (const entry of this.manifest.generations) {
         const reader = this.acquireReader(entry.generation);
-        const killed = entry.killedFile === null ? null : KilledBits.read(this.dir, entry.killedFile, reader.maxDoc);
+        const killed =
+          entry.killedFile === null ? null : KilledBits.read(this.dir, entry.killedFile, reader.maxDoc);
         generations.push(new LiveGeneration(reader, killed, entry.killedFile));
       }
     } catch (error) {
@@ -806,7 +876,10 @@ export class SearchIndex {
     for (const name of this.dir.listAll()) {
       const generation = generationOfFile(name);
       if (generation !== undefined) highest = Math.max(highest, generation);
-      if ((generation !== undefined || isManifestTemp(name) || name.endsWith(COPY_TEMP_SUFFIX)) && !needed.has(name)) {
+      if (
+        (generation !== undefined || isManifestTemp(name) || name.endsWith(COPY_TEMP_SUFFIX)) &&
+        !needed.has(name)
+      ) {
         this.dir.deleteFile(name);
         removed = true;
       }

@@ -21,7 +21,12 @@ function hasPackedPositions(it: PostingsIterator): it is PostingsIterator & Pack
 }
 
 function hasBlockFreqScan(it: PostingsIterator): it is PostingsIterator & BlockFreqScan {
-  return 'nextDocInBlockWithFreq' in it && 'currentBlockLastDoc' in it && 'currentBlockMinLength' in it && 'currentBlockMaxFreqRatio' in it;
+  return (
+    'nextDocInBlockWithFreq' in it &&
+    'currentBlockLastDoc' in it &&
+    'currentBlockMinLength' in it &&
+    'currentBlockMaxFreqRatio' in it
+  );
 }
 
 /**
@@ -78,7 +83,9 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
       this.slotOffset[j] = offsets[j];
     }
     this.termPositions = this.its.map(() => null);
-    this.packed = this.its.every(hasPackedPositions) ? (this.its as (PostingsIterator & PackedPositions)[]) : null;
+    this.packed = this.its.every(hasPackedPositions)
+      ? (this.its as (PostingsIterator & PackedPositions)[])
+      : null;
     const slots = slotTerm.map((_, j) => j).sort((x, y) => this.slotIt[x] - this.slotIt[y] || x - y);
     this.slotOrder = new Int32Array(slots.length);
     for (let k = 0; k < slots.length; k++) this.slotOrder[k] = slots[k];
@@ -264,7 +271,8 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     const leadAt = lead.packedAt;
     const leadFirst = lead.packedFirst;
     const leadWidth = lead.packedWidth;
-    for (let p = 0; p < n; p++) starts[p] = unpackOneOrZero(leadData, leadAt, leadFirst + p, leadWidth) - leadOffset;
+    for (let p = 0; p < n; p++)
+      starts[p] = unpackOneOrZero(leadData, leadAt, leadFirst + p, leadWidth) - leadOffset;
     for (let k = 1; k < order.length && n > 0; k++) {
       const slot = order[k]!;
       const it = its[this.slotIt[slot]!]!;

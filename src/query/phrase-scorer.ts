@@ -62,7 +62,9 @@ export class PhraseScorer extends Bm25fScorer {
   /** Field i's first candidate >= target (dismissing, once pruning started, what cannot compete). */
   private advanceOf(i: number, target: number): number {
     const phrase = this.phrases[i]!;
-    return this.minCompetitive === -Infinity ? phrase.advanceCandidate(target) : this.gate(i, phrase.advanceLead(target));
+    return this.minCompetitive === -Infinity
+      ? phrase.advanceCandidate(target)
+      : this.gate(i, phrase.advanceLead(target));
   }
 
   /**
@@ -90,7 +92,13 @@ export class PhraseScorer extends Bm25fScorer {
     while (lead !== NO_MORE_DOCS) {
       if (lead > blockEnd) {
         blockEnd = scan.currentBlockLastDoc();
-        needed = this.leadFreqNeeded(i, blockEnd, scan.currentBlockMinLength(), scan.currentBlockMaxFreqRatio(), minCompetitive);
+        needed = this.leadFreqNeeded(
+          i,
+          blockEnd,
+          scan.currentBlockMinLength(),
+          scan.currentBlockMaxFreqRatio(),
+          minCompetitive,
+        );
       }
       if (scan.freq() >= needed && this.leadBound(i, lead) > minCompetitive) break;
       lead = scan.nextDocInBlockWithFreq(needed);
@@ -108,7 +116,13 @@ export class PhraseScorer extends Bm25fScorer {
    * operands, so what fails here fails there for every document of the block. It stops at
    * LEAD_FREQ_SEARCH_LIMIT: documents with a higher frequency get the exact test.
    */
-  private leadFreqNeeded(i: number, blockEnd: number, minLength: number, maxRatio: number, minCompetitive: number): number {
+  private leadFreqNeeded(
+    i: number,
+    blockEnd: number,
+    minLength: number,
+    maxRatio: number,
+    minCompetitive: number,
+  ): number {
     const docs = this.docs;
     for (let freq = 1; freq < LEAD_FREQ_SEARCH_LIMIT; freq++) {
       let s = 0;
@@ -135,7 +149,9 @@ export class PhraseScorer extends Bm25fScorer {
     let s = 0;
     for (let j = 0; j < this.n; j++) {
       if (j === i) {
-        s += (this.weight[j]! * this.phrases[j]!.leadFreq()) / (this.a[j]! + this.bOverAvg[j]! * this.lengths[j]![doc]!);
+        s +=
+          (this.weight[j]! * this.phrases[j]!.leadFreq()) /
+          (this.a[j]! + this.bOverAvg[j]! * this.lengths[j]![doc]!);
       } else if (docs[j]! <= doc) {
         s += this.globalBound[j]!;
       }
@@ -170,7 +186,9 @@ export class PhraseScorer extends Bm25fScorer {
     let s = 0;
     for (let i = 0; i < this.n; i++) {
       if (docs[i] === doc) {
-        s += (this.weight[i]! * this.phrases[i]!.freqBound()) / (this.a[i]! + this.bOverAvg[i]! * this.lengths[i]![doc]!);
+        s +=
+          (this.weight[i]! * this.phrases[i]!.freqBound()) /
+          (this.a[i]! + this.bOverAvg[i]! * this.lengths[i]![doc]!);
       }
     }
     return this.sat.score(s);
@@ -183,7 +201,9 @@ export class PhraseScorer extends Bm25fScorer {
     for (let i = 0; i < this.n; i++) {
       // Same sum as Bm25fScorer.score over the fields where the phrase occurs.
       if (docs[i] === doc && this.phraseFreqs[i]! > 0) {
-        s += (this.weight[i]! * this.phraseFreqs[i]!) / (this.a[i]! + this.bOverAvg[i]! * this.lengths[i]![doc]!);
+        s +=
+          (this.weight[i]! * this.phraseFreqs[i]!) /
+          (this.a[i]! + this.bOverAvg[i]! * this.lengths[i]![doc]!);
       }
     }
     return this.sat.score(s);

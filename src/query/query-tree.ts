@@ -5,13 +5,7 @@
  * (a metadata class, `t` for title, `k` for anchor text...).
  */
 export type Query =
-  | TermQuery
-  | PhraseQuery
-  | PrefixQuery
-  | BooleanQuery
-  | MatchAllQuery
-  | RangeQuery
-  | BoostQuery;
+  TermQuery | PhraseQuery | PrefixQuery | BooleanQuery | MatchAllQuery | RangeQuery | BoostQuery;
 
 export interface TermQuery {
   kind: 'term';

@@ -55,4 +55,3 @@ export interface SearchResponse {
     facets: FacetView[];
   };
 }
-

@@ -5,7 +5,13 @@ import { SearchError } from '../errors.js';
 import type { CollectionManager } from '../collection/collection-manager.js';
 import { loadCollectionSettings, type CollectionSettings } from '../collection/collection-settings.js';
 import { indexSchemaFor } from '../collection/index-schema.js';
-import { FACET_FIELD_PREFIX, GSCOPE_FIELD, QIE_FIELD, REDIRECT_FIELD, STORED } from '../collection/stored-fields.js';
+import {
+  FACET_FIELD_PREFIX,
+  GSCOPE_FIELD,
+  QIE_FIELD,
+  REDIRECT_FIELD,
+  STORED,
+} from '../collection/stored-fields.js';
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
 import { Schema, type SchemaOptions } from '../index/schema.js';
 import type { Searcher } from '../index/searcher.js';
@@ -91,14 +97,20 @@ export class SearchService {
   }
 
   private async openMembers(collection: string): Promise<Member[]> {
-    const names = this.manager.typeOf(collection) === 'meta' ? this.manager.membersOf(collection) : [collection];
+    const names =
+      this.manager.typeOf(collection) === 'meta' ? this.manager.membersOf(collection) : [collection];
     const members: Member[] = [];
     try {
       for (const name of names) {
         const collection = this.manager.collection(name);
         const searcher = await collection.acquireSearcher();
         const settings = loadCollectionSettings(this.manager.home, name);
-        members.push({ name, searcher, settings, schema: collection.indexSchema() ?? indexSchemaFor(settings) });
+        members.push({
+          name,
+          searcher,
+          settings,
+          schema: collection.indexSchema() ?? indexSchemaFor(settings),
+        });
       }
     } catch (error) {
       for (const member of members) member.searcher.release();
@@ -131,13 +143,22 @@ export class SearchService {
     const stats = statisticsFromGenerations(generations);
 
     const filters: Query[] = [];
-    if (params.gscope !== undefined && params.gscope !== '') filters.push({ kind: 'term', field: GSCOPE_FIELD, term: params.gscope });
+    if (params.gscope !== undefined && params.gscope !== '')
+      filters.push({ kind: 'term', field: GSCOPE_FIELD, term: params.gscope });
     for (const range of params.ranges) {
-      filters.push({ kind: 'range', field: range.className, ...(range.min !== undefined ? { min: range.min } : {}), ...(range.max !== undefined ? { max: range.max } : {}) });
+      filters.push({
+        kind: 'range',
+        field: range.className,
+        ...(range.min !== undefined ? { min: range.min } : {}),
+        ...(range.max !== undefined ? { max: range.max } : {}),
+      });
     }
     const facetFilters = params.facetSelections
       .filter((s) => s.values.length > 0)
-      .map((s): Query => ({ kind: 'bool', should: s.values.map((v) => ({ kind: 'term', field: FACET_FIELD_PREFIX + s.className, term: v })) }));
+      .map((s): Query => ({
+        kind: 'bool',
+        should: s.values.map((v) => ({ kind: 'term', field: FACET_FIELD_PREFIX + s.className, term: v })),
+      }));
     const wrap = (tree: Query): Query => ({
       kind: 'bool',
       must: [tree],
@@ -162,14 +183,17 @@ export class SearchService {
       });
       total = result.totalHits;
       exact = result.totalHitsExact;
-      hits = boosted
-        ? rerank(result.hits, generations, qieWeight, clickWeight)
-        : result.hits;
+      hits = boosted ? rerank(result.hits, generations, qieWeight, clickWeight) : result.hits;
       fully = total;
       if (!params.fmo && probe.words.length > 1) {
         const all = parseQuery(params.query, { analyzerFor, allRequired: true, coordBoost: 0 });
         if (all.tree !== null) {
-          fully = executeQuery(generations, wrap(all.tree), { k: 0, scoring, stats, totalHitsThreshold: EXACT_COUNT_LIMIT }).totalHits;
+          fully = executeQuery(generations, wrap(all.tree), {
+            k: 0,
+            scoring,
+            stats,
+            totalHitsThreshold: EXACT_COUNT_LIMIT,
+          }).totalHits;
         }
       }
     }
@@ -190,7 +214,10 @@ export class SearchService {
         // Clicks are logged under the result's own collection (a meta collection has no documents).
         clickTrackingUrl: this.clickTrackingUrl(member.name, key, rank, params.query),
         summary: buildSummary((record[STORED.text] as string | undefined) ?? '', summaryAnalyzer, queryTerms),
-        listMetadata: JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<string, string[]>,
+        listMetadata: JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<
+          string,
+          string[]
+        >,
         collection: member.name,
         gscopesSet: gscopesOf(generations[hit.generationIndex]!, hit.docId, member.settings),
         fileSize: (record[STORED.fileSize] as number | undefined) ?? 0,
@@ -199,7 +226,14 @@ export class SearchService {
       };
     });
 
-    const facets = this.facets(own, params, parsed.tree === null ? null : wrap(parsed.tree), generations, scoring, stats);
+    const facets = this.facets(
+      own,
+      params,
+      parsed.tree === null ? null : wrap(parsed.tree),
+      generations,
+      scoring,
+      stats,
+    );
     const spell =
       parsed.tree !== null && total < 3 && probe.words.length > 0
         ? suggestSpelling(probe.words, {
@@ -207,13 +241,16 @@ export class SearchService {
             docFreq: (term) => generations.reduce((n, g) => n + g.docFreq('body', term), 0),
             termsWithPrefix: (prefix, limit) => {
               const all = new Set<string>();
-              for (const g of generations) for (const term of g.termsWithPrefix('body', prefix, limit)) all.add(term);
+              for (const g of generations)
+                for (const term of g.termsWithPrefix('body', prefix, limit)) all.add(term);
               return [...all];
             },
             surfaceOf: (term) => surfaceOf(term, generations, owner, summaryAnalyzer),
             count: (text) => {
               const alternative = parseQuery(text, { analyzerFor, coordBoost });
-              return alternative.tree === null ? 0 : executeQuery(generations, wrap(alternative.tree), { k: 0, scoring, stats }).totalHits;
+              return alternative.tree === null
+                ? 0
+                : executeQuery(generations, wrap(alternative.tree), { k: 0, scoring, stats }).totalHits;
             },
           })
         : null;
@@ -251,7 +288,13 @@ export class SearchService {
   }
 
   clickTrackingUrl(collection: string, url: string, rank: number, query: string): string {
-    const params = new URLSearchParams({ collection, url, auth: this.signUrl(url), rank: String(rank), query });
+    const params = new URLSearchParams({
+      collection,
+      url,
+      auth: this.signUrl(url),
+      rank: String(rank),
+      query,
+    });
     return `/s/redirect?${params.toString()}`;
   }
 
@@ -274,11 +317,14 @@ export class SearchService {
           const postings = view.postings(field, term, false);
           if (postings === null) continue;
           let count = 0;
-          for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) if (inSet(matches[g]!, doc)) count++;
+          for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc())
+            if (inSet(matches[g]!, doc)) count++;
           if (count > 0) counts.set(term, (counts.get(term) ?? 0) + count);
         }
       });
-      const selected = new Set(params.facetSelections.filter((s) => s.className === className).flatMap((s) => s.values));
+      const selected = new Set(
+        params.facetSelections.filter((s) => s.className === className).flatMap((s) => s.values),
+      );
       return {
         name,
         className,
@@ -295,7 +341,8 @@ export class SearchService {
 export function facetDefinitions(settings: CollectionSettings): { name: string; className: string }[] {
   const out: { name: string; className: string }[] = [];
   for (const [key, value] of settings.config.extra) {
-    if (key.startsWith('facet.') && key.length > 6 && value.trim() !== '') out.push({ name: key.slice(6), className: value.trim() });
+    if (key.startsWith('facet.') && key.length > 6 && value.trim() !== '')
+      out.push({ name: key.slice(6), className: value.trim() });
   }
   return out;
 }
@@ -330,7 +377,9 @@ function rerank(
     if (clicks !== undefined && !Number.isNaN(clicks)) score += clickWeight * Math.log1p(clicks);
     return { ...hit, score };
   });
-  return rescored.sort((a, b) => b.score - a.score || a.generationIndex - b.generationIndex || a.docId - b.docId);
+  return rescored.sort(
+    (a, b) => b.score - a.score || a.generationIndex - b.generationIndex || a.docId - b.docId,
+  );
 }
 
 /** A word of a document's text that analyses to `term` (spelling suggestions are shown as words, not stems). */

@@ -56,7 +56,8 @@ function closeCorrection(term: string, source: SpellingSource): string | undefin
   let best: { term: string; df: number } | undefined;
   for (const candidate of singleEdits(term)) {
     const df = source.docFreq(candidate);
-    if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term))) best = { term: candidate, df };
+    if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
+      best = { term: candidate, df };
   }
   return best?.term;
 }
@@ -103,7 +104,8 @@ export function editDistance(a: string, b: string, limit: number): number {
     for (let j = 1; j <= m; j++) {
       const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, previous2[j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, previous2[j - 2]! + 1);
       current[j] = value;
       if (value < rowMin) rowMin = value;
     }

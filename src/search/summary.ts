@@ -10,7 +10,12 @@ const WINDOW_TOKENS = 32;
  * distinct query terms (the start of the text when none occurs), HTML-escaped, with every
  * matched word wrapped in `<b>`. Safe to insert into HTML as is.
  */
-export function buildSummary(text: string, analyzer: Analyzer, queryTerms: ReadonlySet<string>, maxChars = 260): string {
+export function buildSummary(
+  text: string,
+  analyzer: Analyzer,
+  queryTerms: ReadonlySet<string>,
+  maxChars = 260,
+): string {
   const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
   const tokens = analyzer.tokens(scanned);
   const hits = tokens.map((t) => queryTerms.has(t.term));
@@ -55,7 +60,12 @@ export function buildSummary(text: string, analyzer: Analyzer, queryTerms: Reado
     const token = tokens[i]!;
     if (token.start < from || token.end > to) continue;
     if (!hits[i]) continue;
-    parts.push(escapeHtml(collapse(scanned.slice(at, token.start))), '<b>', escapeHtml(scanned.slice(token.start, token.end)), '</b>');
+    parts.push(
+      escapeHtml(collapse(scanned.slice(at, token.start))),
+      '<b>',
+      escapeHtml(scanned.slice(token.start, token.end)),
+      '</b>',
+    );
     at = token.end;
   }
   parts.push(escapeHtml(collapse(scanned.slice(at, to))));

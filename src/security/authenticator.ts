@@ -85,7 +85,10 @@ export class Authenticator {
    * the same stored object (any change to a user replaces it), so revocation, expiry,
    * password and permission changes take effect at once.
    */
-  private readonly tokens = new Map<string, { token: Buffer; record: StoredToken; user: StoredUser; principal: Principal }>();
+  private readonly tokens = new Map<
+    string,
+    { token: Buffer; record: StoredToken; user: StoredUser; principal: Principal }
+  >();
 
   constructor(
     readonly users: UserStore,
@@ -150,7 +153,11 @@ export class Authenticator {
   }
 
   /** `POST /admin-api/account/v1/login`: checks the password, issues a token. */
-  async login(name: string, password: string, address: string): Promise<{ token: string; expires: number; user: string }> {
+  async login(
+    name: string,
+    password: string,
+    address: string,
+  ): Promise<{ token: string; expires: number; user: string }> {
     const user = await this.checkPassword(name, password, address, { useCache: false });
     const { token, expires } = this.users.issueToken(user.name, this.tokenTtlMs);
     this.log.info({ user: user.name, address }, 'login: token issued');
@@ -174,11 +181,20 @@ export class Authenticator {
     options: { useCache?: boolean } = {},
   ): Promise<StoredUser> {
     this.throttle.check(name, address);
-    const cacheKey = createHmac('sha256', this.cacheKey).update(name).update('\u0000').update(password).digest('base64');
+    const cacheKey = createHmac('sha256', this.cacheKey)
+      .update(name)
+      .update('\u0000')
+      .update(password)
+      .digest('base64');
     const useCache = options.useCache !== false && this.cacheMs > 0;
     const cached = useCache ? this.cache.get(cacheKey) : undefined;
     const stored = this.users.get(name);
-    if (cached !== undefined && stored !== undefined && cached.until > this.clock() && sameText(cached.passwordHash, stored.passwordHash)) {
+    if (
+      cached !== undefined &&
+      stored !== undefined &&
+      cached.until > this.clock() &&
+      sameText(cached.passwordHash, stored.passwordHash)
+    ) {
       this.throttle.recordSuccess(name, address);
       return stored;
     }
@@ -193,7 +209,12 @@ export class Authenticator {
     }
     this.throttle.recordSuccess(name, address);
     if (useCache) {
-      setMostRecent(this.cache, cacheKey, { user: name, passwordHash: user.passwordHash, until: this.clock() + this.cacheMs }, MAX_CACHED_CREDENTIALS);
+      setMostRecent(
+        this.cache,
+        cacheKey,
+        { user: name, passwordHash: user.passwordHash, until: this.clock() + this.cacheMs },
+        MAX_CACHED_CREDENTIALS,
+      );
     }
     return user;
   }

@@ -23,7 +23,11 @@ export interface InitialAdmin {
  * environment variable), else a random one written to `conf/initial-admin-password` with
  * mode 0600 (readable by the account that runs the server only).
  */
-export async function ensureInitialAdmin(users: UserStore, confFolder: string, password?: string): Promise<InitialAdmin> {
+export async function ensureInitialAdmin(
+  users: UserStore,
+  confFolder: string,
+  password?: string,
+): Promise<InitialAdmin> {
   if (users.size > 0) return {};
   const chosen = password ?? randomBytes(18).toString('base64url');
   let passwordFile: string | undefined;
@@ -32,6 +36,10 @@ export async function ensureInitialAdmin(users: UserStore, confFolder: string, p
     passwordFile = join(confFolder, INITIAL_PASSWORD_FILE);
     writeFileAtomically(passwordFile, chosen + '\n');
   }
-  await users.put(INITIAL_ADMIN, { password: chosen, permissions: [...PERMISSIONS], collections: [ALL_COLLECTIONS] });
+  await users.put(INITIAL_ADMIN, {
+    password: chosen,
+    permissions: [...PERMISSIONS],
+    collections: [ALL_COLLECTIONS],
+  });
   return { created: passwordFile === undefined ? {} : { passwordFile } };
 }

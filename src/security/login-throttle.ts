@@ -77,7 +77,9 @@ export class LoginThrottle {
   check(user: string, address: string): void {
     const now = this.clock();
     let until = 0;
-    const keys = this.isTrusted(user, address, now) ? [addressKey(address)] : [userKey(user), addressKey(address)];
+    const keys = this.isTrusted(user, address, now)
+      ? [addressKey(address)]
+      : [userKey(user), addressKey(address)];
     for (const key of keys) {
       const record = this.current(key, now);
       if (record !== undefined && record.lockedUntil > now) until = Math.max(until, record.lockedUntil);
@@ -102,7 +104,10 @@ export class LoginThrottle {
       record.failures++;
       record.last = now;
       if (record.failures > free) {
-        const delay = Math.min(this.options.baseDelayMs * 2 ** Math.min(record.failures - free - 1, 30), this.options.maxDelayMs);
+        const delay = Math.min(
+          this.options.baseDelayMs * 2 ** Math.min(record.failures - free - 1, 30),
+          this.options.maxDelayMs,
+        );
         record.lockedUntil = now + delay;
       }
       setMostRecent(this.records, key, record, MAX_KEYS); // the map's order: least recently failed first

@@ -29,7 +29,10 @@ export async function openSecurity(
   log: SecurityLog,
 ): Promise<{ auth: Authenticator; initialAdmin: InitialAdmin }> {
   const scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
-  const users = new UserStore(join(home.confFolder, USERS_FILE), { scrypt, ...(options.clock ? { clock: options.clock } : {}) });
+  const users = new UserStore(join(home.confFolder, USERS_FILE), {
+    scrypt,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const password = options.adminPassword ?? process.env.SEARCH_ADMIN_PASSWORD;
   if (password !== undefined && users.size === 0) validatePassword(password);
   const initialAdmin = await ensureInitialAdmin(users, home.confFolder, password);

@@ -119,7 +119,8 @@ export class UserStore {
   view(user: StoredUser): UserView {
     const now = this.clock();
     let activeTokens = 0;
-    for (const token of this.tokens.values()) if (token.user === user.name && token.expires > now) activeTokens++;
+    for (const token of this.tokens.values())
+      if (token.user === user.name && token.expires > now) activeTokens++;
     return {
       name: user.name,
       permissions: [...user.permissions],
@@ -142,7 +143,8 @@ export class UserStore {
       throw new SearchError('PASSWORD_INVALID', `user ${name} is new: give it a password`);
     }
     if (input.password !== undefined) validatePassword(input.password);
-    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, this.scrypt);
+    const passwordHash =
+      input.password === undefined ? undefined : await hashPassword(input.password, this.scrypt);
 
     // Read again after the (slow) hash: another request may have changed the user meanwhile.
     const existing = this.users.get(name);
@@ -174,7 +176,8 @@ export class UserStore {
   /** The user or `USER_NOT_FOUND`. */
   require(name: string): StoredUser {
     const user = this.users.get(name);
-    if (user === undefined) throw new SearchError('USER_NOT_FOUND', `there is no user ${JSON.stringify(name)}`);
+    if (user === undefined)
+      throw new SearchError('USER_NOT_FOUND', `there is no user ${JSON.stringify(name)}`);
     return user;
   }
 
@@ -208,7 +211,9 @@ export class UserStore {
    * user still there. No hashing: for callers that remember which token they checked.
    */
   isLive(record: StoredToken): boolean {
-    return this.tokens.get(record.id) === record && record.expires > this.clock() && this.users.has(record.user);
+    return (
+      this.tokens.get(record.id) === record && record.expires > this.clock() && this.users.has(record.user)
+    );
   }
 
   /** Revokes one token (logout). True when it was live. */
@@ -267,8 +272,10 @@ export class UserStore {
     const body = parsed as FileBody & { sha256?: unknown };
     const { sha256: checksum, ...rest } = body;
     if (rest.format !== FORMAT) fail(`the format is ${JSON.stringify(rest.format)}, expected ${FORMAT}`);
-    if (rest.version !== VERSION) fail(`version ${String(rest.version)} is not supported (this server reads version ${VERSION})`);
-    if (typeof checksum !== 'string' || checksum !== sha256(JSON.stringify(rest))) fail('the checksum does not match its content');
+    if (rest.version !== VERSION)
+      fail(`version ${String(rest.version)} is not supported (this server reads version ${VERSION})`);
+    if (typeof checksum !== 'string' || checksum !== sha256(JSON.stringify(rest)))
+      fail('the checksum does not match its content');
     if (!Array.isArray(rest.users) || !Array.isArray(rest.tokens)) fail('users or tokens are missing');
     for (const user of rest.users) this.users.set(user.name, user);
     const now = this.clock();
@@ -319,7 +326,10 @@ function normalizePermissions(permissions: readonly string[]): Permission[] {
   const out = new Set<Permission>();
   for (const permission of permissions) {
     if (!isPermission(permission)) {
-      throw new SearchError('PARAMETER_INVALID', `unknown permission ${JSON.stringify(permission)}: use sec.continuous.rest or sec.administer`);
+      throw new SearchError(
+        'PARAMETER_INVALID',
+        `unknown permission ${JSON.stringify(permission)}: use sec.continuous.rest or sec.administer`,
+      );
     }
     out.add(permission);
   }

@@ -32,7 +32,13 @@ async function logIn(app: TestApp, user = 'admin', password = ADMIN_PASSWORD): P
   return { cookie, csrf };
 }
 
-function post(app: TestApp, browser: Browser, url: string, fields: Record<string, string | string[]>, csrf: string | null = browser.csrf): Promise<LightMyRequestResponse> {
+function post(
+  app: TestApp,
+  browser: Browser,
+  url: string,
+  fields: Record<string, string | string[]>,
+  csrf: string | null = browser.csrf,
+): Promise<LightMyRequestResponse> {
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) form.append(name, v);
   if (csrf !== null) form.append('_csrf', csrf); // null: a form without the field
@@ -75,7 +81,11 @@ describe('admin UI', () => {
     assert.equal(wrong.headers['set-cookie'], undefined);
     assert.match(wrong.body, /wrong user name or password/);
     // A forged cookie is no session.
-    const forged = await app.app.inject({ method: 'GET', url: '/search/admin/', headers: { cookie: 'pushsearch_session=abc' } });
+    const forged = await app.app.inject({
+      method: 'GET',
+      url: '/search/admin/',
+      headers: { cookie: 'pushsearch_session=abc' },
+    });
     assert.equal(forged.statusCode, 303);
   });
 
@@ -84,8 +94,16 @@ describe('admin UI', () => {
       app.app.inject({
         method: 'POST',
         url: '/search/admin/login',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'search.example.org', ...headers },
-        payload: new URLSearchParams({ username: 'admin', password: ADMIN_PASSWORD, next: '/search/admin/' }).toString(),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          host: 'search.example.org',
+          ...headers,
+        },
+        payload: new URLSearchParams({
+          username: 'admin',
+          password: ADMIN_PASSWORD,
+          next: '/search/admin/',
+        }).toString(),
       });
     for (const headers of <Record<string, string>[]>[
       { 'sec-fetch-site': 'cross-site' },
@@ -114,25 +132,45 @@ describe('admin UI', () => {
   it('the session is a login token: it works as X-Security-Token, and logout revokes it', async () => {
     const browser = await logIn(app);
     const token = browser.cookie.split('=')[1]!;
-    const session = await app.app.inject({ method: 'GET', url: '/admin-api/account/v1/session', headers: { 'x-security-token': token } });
+    const session = await app.app.inject({
+      method: 'GET',
+      url: '/admin-api/account/v1/session',
+      headers: { 'x-security-token': token },
+    });
     assert.equal(session.statusCode, 200);
     const out = await post(app, browser, '/search/admin/logout', {});
     assert.equal(out.statusCode, 303);
     assert.match(String(out.headers['set-cookie']), /pushsearch_session=;/);
     assert.equal((await get(app, browser, '/search/admin/')).statusCode, 303);
-    const dead = await app.app.inject({ method: 'GET', url: '/admin-api/account/v1/session', headers: { 'x-security-token': token } });
+    const dead = await app.app.inject({
+      method: 'GET',
+      url: '/admin-api/account/v1/session',
+      headers: { 'x-security-token': token },
+    });
     assert.equal(dead.statusCode, 401);
   });
 
   it('refuses forms without or with a wrong CSRF token, and changes nothing', async () => {
     for (const csrf of [null, 'wrong', admin.csrf.slice(0, -1) + (admin.csrf.endsWith('A') ? 'B' : 'A')]) {
-      const create = await post(app, admin, '/search/admin/collections', { name: 'forged', type: 'push' }, csrf);
+      const create = await post(
+        app,
+        admin,
+        '/search/admin/collections',
+        { name: 'forged', type: 'push' },
+        csrf,
+      );
       assert.equal(create.statusCode, 403);
       assert.equal(app.manager.exists('forged'), false);
       const remove = await post(app, admin, '/search/admin/collections/docs/delete', {}, csrf);
       assert.equal(remove.statusCode, 403);
       assert.equal(app.manager.exists('docs'), true);
-      const user = await post(app, admin, '/search/admin/users', { name: 'mallory', password: 'mallory-password', permissions: 'sec.administer', collections: '*' }, csrf);
+      const user = await post(
+        app,
+        admin,
+        '/search/admin/users',
+        { name: 'mallory', password: 'mallory-password', permissions: 'sec.administer', collections: '*' },
+        csrf,
+      );
       assert.equal(user.statusCode, 403);
       assert.equal(app.auth.users.get('mallory'), undefined);
       const upgrade = await post(app, admin, '/search/admin/system/prepare-upgrade', {}, csrf);
@@ -142,7 +180,11 @@ describe('admin UI', () => {
     // Another session's token is no good either.
     const other = await logIn(app);
     assert.notEqual(other.csrf, admin.csrf);
-    assert.equal((await post(app, admin, '/search/admin/collections', { name: 'forged', type: 'push' }, other.csrf)).statusCode, 403);
+    assert.equal(
+      (await post(app, admin, '/search/admin/collections', { name: 'forged', type: 'push' }, other.csrf))
+        .statusCode,
+      403,
+    );
     assert.equal(app.manager.exists('forged'), false);
   });
 
@@ -166,7 +208,11 @@ describe('admin UI', () => {
     assert.equal(create.statusCode, 200);
     assert.match(create.body, /push collection news created/);
     assert.equal(app.manager.typeOf('news'), 'push');
-    const meta = await post(app, admin, '/search/admin/collections', { name: 'all', type: 'meta', members: 'docs, news' });
+    const meta = await post(app, admin, '/search/admin/collections', {
+      name: 'all',
+      type: 'meta',
+      members: 'docs, news',
+    });
     assert.equal(meta.statusCode, 200, meta.body);
     assert.deepEqual(app.manager.membersOf('all'), ['docs', 'news']);
     const list = await get(app, admin, '/search/admin/');
@@ -192,7 +238,10 @@ describe('admin UI', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /committed: 1 change\(s\)/);
     assert.match(page.body, /<th>Documents<\/th><td>1<\/td>/);
-    page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'snapshot', snapshot: 'before-upgrade' });
+    page = await post(app, admin, '/search/admin/collections/docs/action', {
+      action: 'snapshot',
+      snapshot: 'before-upgrade',
+    });
     assert.match(page.body, /snapshot before-upgrade created/);
     assert.match(page.body, /<td>before-upgrade<\/td>/);
     page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'merge' });
@@ -201,13 +250,17 @@ describe('admin UI', () => {
     page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'reindex' });
     assert.ok(page.statusCode === 200 || page.statusCode === 409, page.body);
     // Let the vacuum finish before stopping.
-    for (let i = 0; i < 200 && app.manager.collection('docs').stateView().vacuum?.state === 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && app.manager.collection('docs').stateView().vacuum?.state === 'RUNNING'; i++)
+      await new Promise((r) => setTimeout(r, 25));
     page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'stop' });
     assert.equal(page.statusCode, 200, page.body);
     assert.equal(app.manager.collection('docs').state, 'STOPPED');
     assert.match(page.body, /<th>State<\/th><td>STOPPED<\/td>/);
 
-    app.manager.log.error({ collection: 'docs', err: { message: 'merge failed: <b>disk full</b>', code: 'IO' } }, 'merge failed');
+    app.manager.log.error(
+      { collection: 'docs', err: { message: 'merge failed: <b>disk full</b>', code: 'IO' } },
+      'merge failed',
+    );
     app.manager.log.error({ collection: 'other', err: { message: 'not for docs' } }, 'other failure');
     page = await get(app, admin, '/search/admin/collections/docs');
     assert.match(page.body, /IO: merge failed: &#60;b&#62;disk full&#60;\/b&#62;/);
@@ -216,11 +269,16 @@ describe('admin UI', () => {
 
   it('validates configuration files: a bad line is shown with its number and nothing is written', async () => {
     const file = join(app.home, 'conf', 'docs', 'metamap.cfg');
-    const good = await post(app, admin, '/search/admin/collections/docs/config', { 'metamap.cfg': 'author,1,author\n' });
+    const good = await post(app, admin, '/search/admin/collections/docs/config', {
+      'metamap.cfg': 'author,1,author\n',
+    });
     assert.equal(good.statusCode, 200, good.body);
     assert.match(good.body, /saved metamap.cfg/);
     assert.equal(readFileSync(file, 'utf8'), 'author,1,author\n');
-    const bad = await post(app, admin, '/search/admin/collections/docs/config', { 'metamap.cfg': 'author,1,author\r\nFUNbad,9,x\r\n', 'qie.cfg': '0.5 .*\n' });
+    const bad = await post(app, admin, '/search/admin/collections/docs/config', {
+      'metamap.cfg': 'author,1,author\r\nFUNbad,9,x\r\n',
+      'qie.cfg': '0.5 .*\n',
+    });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /nothing saved: conf\/docs\/metamap.cfg line 2/);
     assert.match(bad.body, /FUNbad,9,x/, 'the submitted text stays in the editor');
@@ -229,27 +287,58 @@ describe('admin UI', () => {
   });
 
   it('manages users: create, permissions and collections, password, delete', async () => {
-    let page = await post(app, admin, '/search/admin/users', { name: 'pusher', password: 'pusher-password-1', permissions: 'sec.continuous.rest', collections: 'docs' });
+    let page = await post(app, admin, '/search/admin/users', {
+      name: 'pusher',
+      password: 'pusher-password-1',
+      permissions: 'sec.continuous.rest',
+      collections: 'docs',
+    });
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /user pusher created/);
     let user = app.auth.users.get('pusher')!;
     assert.deepEqual(user.permissions, ['sec.continuous.rest']);
     assert.deepEqual(user.collections, ['docs']);
     const basicOld = basicAuth('pusher', 'pusher-password-1');
-    assert.equal((await app.app.inject({ method: 'GET', url: '/push-api/v1/collections/docs/state', headers: { authorization: basicOld } })).statusCode, 200);
+    assert.equal(
+      (
+        await app.app.inject({
+          method: 'GET',
+          url: '/push-api/v1/collections/docs/state',
+          headers: { authorization: basicOld },
+        })
+      ).statusCode,
+      200,
+    );
 
     // A push user logs into the UI but may not administer.
     const pusher = await logIn(app, 'pusher', 'pusher-password-1').catch(() => undefined);
     assert.equal(pusher, undefined, 'the admin pages refuse a user without sec.administer');
 
-    page = await post(app, admin, '/search/admin/users/pusher', { permissions: ['sec.continuous.rest', 'sec.administer'], collections: '*', password: 'pusher-password-2' });
+    page = await post(app, admin, '/search/admin/users/pusher', {
+      permissions: ['sec.continuous.rest', 'sec.administer'],
+      collections: '*',
+      password: 'pusher-password-2',
+    });
     assert.equal(page.statusCode, 200, page.body);
     user = app.auth.users.get('pusher')!;
     assert.deepEqual([...user.permissions].sort(), ['sec.administer', 'sec.continuous.rest']);
     assert.deepEqual(user.collections, ['*']);
-    assert.equal((await app.app.inject({ method: 'GET', url: '/push-api/v1/collections/docs/state', headers: { authorization: basicOld } })).statusCode, 401);
+    assert.equal(
+      (
+        await app.app.inject({
+          method: 'GET',
+          url: '/push-api/v1/collections/docs/state',
+          headers: { authorization: basicOld },
+        })
+      ).statusCode,
+      401,
+    );
 
-    const short = await post(app, admin, '/search/admin/users/pusher', { permissions: [], collections: '', password: 'short' });
+    const short = await post(app, admin, '/search/admin/users/pusher', {
+      permissions: [],
+      collections: '',
+      password: 'short',
+    });
     assert.equal(short.statusCode, 400);
     page = await post(app, admin, '/search/admin/users/pusher/delete', {});
     assert.equal(page.statusCode, 200);
@@ -257,7 +346,11 @@ describe('admin UI', () => {
   });
 
   it('a user without sec.administer gets 403 pages', async () => {
-    await app.auth.users.put('reader', { password: 'reader-password', permissions: ['sec.continuous.rest'], collections: ['docs'] });
+    await app.auth.users.put('reader', {
+      password: 'reader-password',
+      permissions: ['sec.continuous.rest'],
+      collections: ['docs'],
+    });
     const login = await app.app.inject({
       method: 'POST',
       url: '/search/admin/login',
@@ -269,7 +362,10 @@ describe('admin UI', () => {
     assert.equal(page.statusCode, 403);
     assert.match(page.body, /needs the permission sec.administer/);
     // The API UI is for every user.
-    assert.equal((await app.app.inject({ method: 'GET', url: '/search/admin/api-ui/', headers: { cookie } })).statusCode, 200);
+    assert.equal(
+      (await app.app.inject({ method: 'GET', url: '/search/admin/api-ui/', headers: { cookie } })).statusCode,
+      200,
+    );
   });
 
   it('the System menu runs prepare for upgrade and shows its progress', async () => {
@@ -279,7 +375,8 @@ describe('admin UI', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /prepare for upgrade started/);
     assert.notEqual(app.manager.upgradeStatus(), undefined);
-    for (let i = 0; i < 200 && app.manager.upgradeStatus()?.state !== 'PREPARED'; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && app.manager.upgradeStatus()?.state !== 'PREPARED'; i++)
+      await new Promise((r) => setTimeout(r, 25));
     page = await get(app, admin, '/search/admin/system');
     assert.match(page.body, /<output id="upgrade-state">PREPARED<\/output>/);
     const status = await app.app.inject({ method: 'POST', url: '/push-api/v1/upgrade/prepare/status' });

@@ -6,8 +6,18 @@ import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
 
 // Debian's chromium, driven by playwright-core (no browser download), as in test/search-http.
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
 
 type Playwright = typeof import('playwright-core');
 type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
@@ -36,10 +46,12 @@ describe('admin UI and API UI in a real browser', { skip, timeout: 180_000 }, ()
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('console', (message) => {
       // Failed loads are reported with their address below.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        problems.push(message.text());
     });
     page.on('response', (response) => {
-      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) problems.push(`${response.status()} ${response.url()}`);
+      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
+        problems.push(`${response.status()} ${response.url()}`);
     });
 
     await page.goto(`${server.url}/search/admin/`);
@@ -57,17 +69,30 @@ describe('admin UI and API UI in a real browser', { skip, timeout: 180_000 }, ()
 
     // The API UI: "try it out" on the document PUT, with the session's token added by the page.
     await page.goto(`${server.url}/search/admin/api-ui/`);
-    const operation = page.locator('.opblock').filter({ has: page.locator('[data-path="/push-api/v1/collections/{collection}/documents"]') }).filter({ has: page.locator('.opblock-summary-method', { hasText: 'PUT' }) });
+    const operation = page
+      .locator('.opblock')
+      .filter({ has: page.locator('[data-path="/push-api/v1/collections/{collection}/documents"]') })
+      .filter({ has: page.locator('.opblock-summary-method', { hasText: 'PUT' }) });
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.locator('tr[data-param-name="collection"] input').fill('web');
     await operation.locator('tr[data-param-name="key"] input').fill('http://example.com/lanterns');
-    await operation.locator('textarea.body-param__text').fill('<html><head><title>Paper lanterns</title></head><body>How to fold paper lanterns.</body></html>');
+    await operation
+      .locator('textarea.body-param__text')
+      .fill(
+        '<html><head><title>Paper lanterns</title></head><body>How to fold paper lanterns.</body></html>',
+      );
     await operation.getByRole('button', { name: 'Execute' }).click();
     const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
     await status.waitFor();
     assert.equal((await status.textContent())?.trim(), '200');
-    assert.match((await operation.locator('.live-responses-table tr.response .response-col_description').first().textContent()) ?? '', /storedKeys/);
+    assert.match(
+      (await operation
+        .locator('.live-responses-table tr.response .response-col_description')
+        .first()
+        .textContent()) ?? '',
+      /storedKeys/,
+    );
 
     // Commit from the collection page.
     await page.goto(`${server.url}/search/admin/collections/web`);

@@ -13,7 +13,11 @@ function show(analyzer: Analyzer, text: string): string[] {
   return analyzer.tokens(text).map((t) => `${t.term}@${t.position}`);
 }
 
-function collect(analyzer: Analyzer, text: string, firstPosition = 0): { pairs: [string, number][]; next: number } {
+function collect(
+  analyzer: Analyzer,
+  text: string,
+  firstPosition = 0,
+): { pairs: [string, number][]; next: number } {
   const pairs: [string, number][] = [];
   const next = analyzer.forEachTerm(text, firstPosition, (term, position) => {
     pairs.push([term, position]);
@@ -181,7 +185,12 @@ describe('createAnalyzer: folding', () => {
   });
 
   it('folds German ß to ss, so Straße, STRASSE and strasse meet', () => {
-    assert.deepEqual(plain.terms('Straße STRASSE strasse STRAẞE'), ['strasse', 'strasse', 'strasse', 'strasse']);
+    assert.deepEqual(plain.terms('Straße STRASSE strasse STRAẞE'), [
+      'strasse',
+      'strasse',
+      'strasse',
+      'strasse',
+    ]);
     // Without case folding ß is a letter like any other.
     assert.deepEqual(createAnalyzer({ caseFold: false }).terms('Straße'), ['Straße']);
   });
@@ -261,7 +270,11 @@ describe('createAnalyzer: positions and offsets', () => {
 
 describe('createAnalyzer: stemming, lengths, prefixes, options', () => {
   it('stems English words only when asked', () => {
-    assert.deepEqual(plain.terms('protocols running generalization'), ['protocols', 'running', 'generalization']);
+    assert.deepEqual(plain.terms('protocols running generalization'), [
+      'protocols',
+      'running',
+      'generalization',
+    ]);
     const stem = createAnalyzer({ stem: true });
     assert.deepEqual(stem.terms('Protocols running generalization'), ['protocol', 'run', 'gener']);
     // Numbers, mixed tokens and other scripts are not English words.
@@ -274,7 +287,11 @@ describe('createAnalyzer: stemming, lengths, prefixes, options', () => {
     const short = createAnalyzer({ maxTokenLength: 5 });
     assert.deepEqual(show(short, 'abcde abcdef ab'), ['abcde@0', 'ab@2']);
     const hash = 'a'.repeat(129);
-    assert.deepEqual(show(plain, `sha ${hash} end ${'b'.repeat(128)}`), ['sha@0', 'end@2', `${'b'.repeat(128)}@3`]);
+    assert.deepEqual(show(plain, `sha ${hash} end ${'b'.repeat(128)}`), [
+      'sha@0',
+      'end@2',
+      `${'b'.repeat(128)}@3`,
+    ]);
   });
 
   it('normalises prefixes with folding only', () => {
@@ -322,12 +339,51 @@ describe('createAnalyzer: properties', () => {
   // Strings that reach every path: ASCII, joiners, marks, no-space scripts, astral letters,
   // emoji, ignorables and unpaired surrogates.
   const pieces = [
-    'a', 'Z', 'é', 'e\u0301', 'ß', 'İ', 'ı', 'Σ', 'ж', '7', '٣', '.', "'", '’', '-', '/', ' ', '\n',
-    '北', '京', 'タ', 'ー', 'ก', 'า', 'ั', '한', 'ि', '😀', '\u200d', '\ufe0f', '\u00ad', '𝐁',
-    '\ud800', '\udc00', 'ﬁ', 'ｶ', 'ﾞ', '\u0301',
+    'a',
+    'Z',
+    'é',
+    'e\u0301',
+    'ß',
+    'İ',
+    'ı',
+    'Σ',
+    'ж',
+    '7',
+    '٣',
+    '.',
+    "'",
+    '’',
+    '-',
+    '/',
+    ' ',
+    '\n',
+    '北',
+    '京',
+    'タ',
+    'ー',
+    'ก',
+    'า',
+    'ั',
+    '한',
+    'ि',
+    '😀',
+    '\u200d',
+    '\ufe0f',
+    '\u00ad',
+    '𝐁',
+    '\ud800',
+    '\udc00',
+    'ﬁ',
+    'ｶ',
+    'ﾞ',
+    '\u0301',
   ];
   const mixed = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((p) => p.join(''));
-  const anyText = fc.oneof(mixed, fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 30 }));
+  const anyText = fc.oneof(
+    mixed,
+    fc.string({ unit: 'binary', maxLength: 60 }),
+    fc.string({ unit: 'grapheme', maxLength: 30 }),
+  );
   const analyzers = [
     plain,
     createAnalyzer({ stem: true, stopWords: true }),
@@ -374,7 +430,10 @@ describe('createAnalyzer: properties', () => {
 
   it('cuts words like Intl.Segmenter for letters and digits between spaces and punctuation', () => {
     const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
-    const word = fc.array(fc.constantFrom('a', 'B', 'é', 'ß', 'ж', 'ñ', 'Ω', '1', '9'), { minLength: 1, maxLength: 6 });
+    const word = fc.array(fc.constantFrom('a', 'B', 'é', 'ß', 'ж', 'ñ', 'Ω', '1', '9'), {
+      minLength: 1,
+      maxLength: 6,
+    });
     const separator = fc.constantFrom(' ', '  ', '\n', '; ', '!', '(', ')', '-', '/', '"', '?');
     const text = fc
       .array(fc.tuple(word, separator), { maxLength: 12 })

@@ -4,7 +4,7 @@ import { fingerprint, KeyBook } from '../../bench/lib/soak-keys.js';
 
 /** A deterministic random source, so the picks are reproducible. */
 function seeded(seed: number): () => number {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 void describe('soak key book', () => {
@@ -17,7 +17,13 @@ void describe('soak key book', () => {
     book.put('c', fingerprint('C1'), 'tokcone');
     assert.equal(book.liveCount, 2);
     assert.equal(book.deletedCount, 1);
-    assert.deepEqual(book.record('a'), { live: true, fingerprint: fingerprint('A2'), token: 'tokaone', previousToken: undefined, touched: true });
+    assert.deepEqual(book.record('a'), {
+      live: true,
+      fingerprint: fingerprint('A2'),
+      token: 'tokaone',
+      previousToken: undefined,
+      touched: true,
+    });
     assert.equal(book.record('b')!.live, false);
 
     // A replaced version's word, and a deleted key's last word, must not be found any more.

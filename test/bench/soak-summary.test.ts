@@ -12,8 +12,19 @@ void describe('soak summary: calls', () => {
       ['put', { ms: [10, 30, 20], errors: 2 }],
     ]);
     const rows = callRows(calls, 10, ['put', 'delete', 'search']);
-    assert.deepEqual(rows.map((r) => r.call), ['put', 'search', 'other']);
-    assert.deepEqual(rows[0], { call: 'put', count: 3, perSecond: 0.3, p50Ms: 20, p99Ms: 30, maxMs: 30, errors: 2 });
+    assert.deepEqual(
+      rows.map((r) => r.call),
+      ['put', 'search', 'other'],
+    );
+    assert.deepEqual(rows[0], {
+      call: 'put',
+      count: 3,
+      perSecond: 0.3,
+      p50Ms: 20,
+      p99Ms: 30,
+      maxMs: 30,
+      errors: 2,
+    });
     assert.equal(rows[1]!.p50Ms, 50.5);
     assert.equal(rows[1]!.p99Ms, 99);
     assert.equal(rows[1]!.perSecond, 10);
@@ -31,7 +42,10 @@ void describe('soak summary: flat RSS', () => {
   });
 
   void it('reports a steady climb as a positive slope per minute', () => {
-    const climb = spreadOf(seconds(13), Array.from({ length: 13 }, (_, i) => 1000 + i * 10));
+    const climb = spreadOf(
+      seconds(13),
+      Array.from({ length: 13 }, (_, i) => 1000 + i * 10),
+    );
     assert.ok(Math.abs(climb.slopePerMinute - 120) < 1e-9); // 10 per 5 s
     assert.equal(slope([1, 1], [3, 5]), 0);
   });

@@ -27,11 +27,17 @@ const WORDS = (
 /** A corpus file in the RFC format: 400 pages of words the benchmark's queries use. */
 function writeCorpus(): string {
   let seed = 7;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const lines = Array.from({ length: 400 }, (_, i) => {
     const rfc = 1000 + Math.floor(i / 4);
     const text = Array.from({ length: 300 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
-    return JSON.stringify({ key: `https://rfc.example.org/rfc${rfc}/page-${(i % 4) + 1}`, rfc, page: (i % 4) + 1, title: `RFC ${rfc}: Test`, text });
+    return JSON.stringify({
+      key: `https://rfc.example.org/rfc${rfc}/page-${(i % 4) + 1}`,
+      rfc,
+      page: (i % 4) + 1,
+      title: `RFC ${rfc}: Test`,
+      text,
+    });
   });
   const path = join(scratch, 'corpus.jsonl.br');
   writeFileSync(path, brotliCompressSync(Buffer.from(lines.join('\n'))));
@@ -72,9 +78,28 @@ void describe('soak benchmark (tiny settings)', () => {
     mkdirSync(home, { recursive: true });
     result = await run(
       [
-        '--docs', '300', '--minutes', '0.2', '--concurrency', '8', '--load-connections', '16',
-        '--sample-seconds', '1', '--commit-seconds', '2', '--snapshot-seconds', '3', '--auto-commit-seconds', '1',
-        '--verify', '100', '--out', out, '--folder', home,
+        '--docs',
+        '300',
+        '--minutes',
+        '0.2',
+        '--concurrency',
+        '8',
+        '--load-connections',
+        '16',
+        '--sample-seconds',
+        '1',
+        '--commit-seconds',
+        '2',
+        '--snapshot-seconds',
+        '3',
+        '--auto-commit-seconds',
+        '1',
+        '--verify',
+        '100',
+        '--out',
+        out,
+        '--folder',
+        home,
       ],
       { ...process.env, [RFC_CORPUS_ENV]: writeCorpus() },
     );
@@ -89,7 +114,20 @@ void describe('soak benchmark (tiny settings)', () => {
 
     // Every kind of call ran, and latencies were measured.
     const calls = new Map(report.calls.map((c) => [c.call, c]));
-    for (const name of ['put-replace', 'put-add', 'delete', 'get', 'search', 'commit', 'commit-async', 'snapshot-create', 'snapshot-list', 'snapshot-delete', 'state', 'metrics']) {
+    for (const name of [
+      'put-replace',
+      'put-add',
+      'delete',
+      'get',
+      'search',
+      'commit',
+      'commit-async',
+      'snapshot-create',
+      'snapshot-list',
+      'snapshot-delete',
+      'state',
+      'metrics',
+    ]) {
       const call = calls.get(name);
       assert.ok(call !== undefined && call.count > 0, `${name} never ran`);
       assert.ok(call.p50Ms > 0 && call.p99Ms >= call.p50Ms, name);
@@ -97,7 +135,8 @@ void describe('soak benchmark (tiny settings)', () => {
     assert.ok(report.mix.apiCommits > 0 && report.mix.snapshots > 0);
 
     // The content checks did check something, before and after the restart.
-    const checked = (words: string): number => report.checks.find((c) => c.check.startsWith(words))?.checked ?? 0;
+    const checked = (words: string): number =>
+      report.checks.find((c) => c.check.startsWith(words))?.checked ?? 0;
     for (const prefix of ['', 'after a restart: ']) {
       assert.ok(checked(`${prefix}GET of keys put during the mix`) > 0, prefix);
       assert.ok(checked(`${prefix}GET of deleted keys`) > 0, prefix);
@@ -106,12 +145,22 @@ void describe('soak benchmark (tiny settings)', () => {
     }
 
     // The server was sampled in every phase, from /proc and /metrics.
-    for (const phase of ['load', 'mix', 'verify']) assert.ok(report.samples.some((s) => s.phase === phase), phase);
+    for (const phase of ['load', 'mix', 'verify'])
+      assert.ok(
+        report.samples.some((s) => s.phase === phase),
+        phase,
+      );
     for (const s of report.samples) assert.ok(s.rss > 0 && s.fds > 0 && s.heapUsed > 0);
 
     const markdown = readFileSync(`${out}.md`, 'utf8');
-    assert.match(markdown, report.passed ? /\*\*errors: 0\*\*/ : /\*\*errors: \d+ — FAILED\*\*|\*\*errors: 0\*\*/);
-    assert.match(markdown, report.verificationPassed ? /\*\*verification: passed\*\*/ : /\*\*verification: FAILED\*\*/);
+    assert.match(
+      markdown,
+      report.passed ? /\*\*errors: 0\*\*/ : /\*\*errors: \d+ — FAILED\*\*|\*\*errors: 0\*\*/,
+    );
+    assert.match(
+      markdown,
+      report.verificationPassed ? /\*\*verification: passed\*\*/ : /\*\*verification: FAILED\*\*/,
+    );
     assert.match(markdown, /\| put-replace \|/);
     assert.match(markdown, /## Time series/);
     // The temporary SEARCH_HOME is removed afterwards.

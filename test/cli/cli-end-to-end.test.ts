@@ -64,12 +64,30 @@ describe('pushsearch CLI against a running server', () => {
       text: `The walrus protocol, part ${i}. ${i % 2 === 0 ? 'Even pages mention the narwhal.' : ''}`,
     }));
     const jsonl = join(files, 'pages.jsonl');
-    writeFileSync(jsonl, pages.slice(0, 8).map((p) => JSON.stringify(p)).join('\n') + '\n');
-    writeFileSync(join(files, 'more.jsonl.br'), brotliCompressSync(pages.slice(8).map((p) => JSON.stringify(p)).join('\n')));
+    writeFileSync(
+      jsonl,
+      pages
+        .slice(0, 8)
+        .map((p) => JSON.stringify(p))
+        .join('\n') + '\n',
+    );
+    writeFileSync(
+      join(files, 'more.jsonl.br'),
+      brotliCompressSync(
+        pages
+          .slice(8)
+          .map((p) => JSON.stringify(p))
+          .join('\n'),
+      ),
+    );
 
     const loaded = await cli(['load', 'books', jsonl, '--concurrency', '3', '--json', ...as]);
     assert.equal(loaded.code, 0, loaded.stderr);
-    const summary = JSON.parse(loaded.stdout) as { docs: number; failed: number; commit: { changes: number } };
+    const summary = JSON.parse(loaded.stdout) as {
+      docs: number;
+      failed: number;
+      commit: { changes: number };
+    };
     assert.equal(summary.docs, 8);
     assert.equal(summary.failed, 0);
     assert.equal(summary.commit.changes, 8);
@@ -80,8 +98,11 @@ describe('pushsearch CLI against a running server', () => {
 
     const found = await cli(['search', 'books', 'walrus', '--json', '-n', '20', ...as]);
     assert.equal(found.code, 0, found.stderr);
-    const packet = (JSON.parse(found.stdout) as { response: { resultPacket: { resultsSummary: { totalMatching: number } } } })
-      .response.resultPacket;
+    const packet = (
+      JSON.parse(found.stdout) as {
+        response: { resultPacket: { resultsSummary: { totalMatching: number } } };
+      }
+    ).response.resultPacket;
     assert.equal(packet.resultsSummary.totalMatching, 12);
     const table = await cli(['search', 'books', 'narwhal', ...as]);
     assert.equal(table.code, 0, table.stderr);
@@ -91,7 +112,11 @@ describe('pushsearch CLI against a running server', () => {
 
     const got = await cli(['get', 'books', pages[3].key, '--json', ...as]);
     assert.equal(got.code, 0, got.stderr);
-    assert.deepEqual((JSON.parse(got.stdout) as { pushContent: { metadata: Record<string, string[]> } }).pushContent.metadata.title, [pages[3].title]);
+    assert.deepEqual(
+      (JSON.parse(got.stdout) as { pushContent: { metadata: Record<string, string[]> } }).pushContent.metadata
+        .title,
+      [pages[3].title],
+    );
 
     assert.equal((await cli(['snapshot', 'create', 'books', 'full', ...as])).code, 0);
     assert.equal((await cli(['snapshot', 'create', 'books', 'full', ...as])).code, 5);
@@ -103,7 +128,10 @@ describe('pushsearch CLI against a running server', () => {
     assert.equal(restored.code, 0, restored.stderr);
     assert.match((await cli(['search', 'books', 'narwhal', ...as])).stdout, /of 6\n$/);
     const snapshots = await cli(['snapshot', 'list', 'books', '--json', ...as]);
-    assert.deepEqual((JSON.parse(snapshots.stdout) as { snapshots: { name: string }[] }).snapshots.map((s) => s.name), ['full']);
+    assert.deepEqual(
+      (JSON.parse(snapshots.stdout) as { snapshots: { name: string }[] }).snapshots.map((s) => s.name),
+      ['full'],
+    );
     const state = await cli(['state', 'books', ...as]);
     assert.match(state.stdout, /^books: RUNNING\n/);
   });
@@ -111,19 +139,39 @@ describe('pushsearch CLI against a running server', () => {
   it('puts, gets and loads folders, with settings from the environment', async () => {
     const env = { PUSHSEARCH_URL: server.url, PUSHSEARCH_PASSWORD: ADMIN_PASSWORD };
     assert.equal((await cli(['collection', 'create', 'site'], env)).code, 0);
-    const put = await cli(['put', 'site', 'https://example.org/hello', '-', '--content-type', 'text/plain', '-m', 'Author=Zoë', '-m', 'Author=Ann'], env, 'hello from stdin');
+    const put = await cli(
+      [
+        'put',
+        'site',
+        'https://example.org/hello',
+        '-',
+        '--content-type',
+        'text/plain',
+        '-m',
+        'Author=Zoë',
+        '-m',
+        'Author=Ann',
+      ],
+      env,
+      'hello from stdin',
+    );
     assert.equal(put.code, 0, put.stderr);
     assert.match(put.stdout, /document https:\/\/example\.org\/hello stored/);
     const content = await cli(['get', 'site', 'https://example.org/hello'], env);
     assert.equal(content.stdout, 'hello from stdin');
-    const document = JSON.parse((await cli(['get', 'site', 'https://example.org/hello', '--json'], env)).stdout) as {
+    const document = JSON.parse(
+      (await cli(['get', 'site', 'https://example.org/hello', '--json'], env)).stdout,
+    ) as {
       pushContent: { metadata: Record<string, string[]> };
     };
     assert.deepEqual(document.pushContent.metadata.Author, ['Zoë', 'Ann']);
 
     const folder = join(files, 'site');
     mkdirSync(join(folder, 'docs'), { recursive: true });
-    writeFileSync(join(folder, 'index.html'), '<html><head><title>Home page</title></head><body>platypus</body></html>');
+    writeFileSync(
+      join(folder, 'index.html'),
+      '<html><head><title>Home page</title></head><body>platypus</body></html>',
+    );
     writeFileSync(join(folder, 'docs', 'notes.txt'), 'platypus notes');
     const loaded = await cli(['load', 'site', folder, '--key-prefix', 'https://example.org/', '--json'], env);
     assert.equal(loaded.code, 0, loaded.stderr);
@@ -140,12 +188,42 @@ describe('pushsearch CLI against a running server', () => {
 
   it('manages users and exits with the documented codes', async () => {
     assert.equal((await cli(['collection', 'create', 'team', ...as])).code, 0);
-    const added = await cli(['user', 'add', 'pusher', '--new-password', 'pusher-password-1', '--collections', 'team', ...as]);
+    const added = await cli([
+      'user',
+      'add',
+      'pusher',
+      '--new-password',
+      'pusher-password-1',
+      '--collections',
+      'team',
+      ...as,
+    ]);
     assert.equal(added.code, 0, added.stderr);
     const pusher = ['--url', server.url, '--user', 'pusher'];
-    assert.equal((await cli(['put', 'team', 'https://example.org/t', '-', ...pusher, '--password', 'pusher-password-1'], {}, 'x')).code, 0);
-    assert.equal((await cli(['put', 'books', 'https://example.org/t', '-', ...pusher, '--password', 'pusher-password-1'], {}, 'x')).code, 4);
-    assert.equal((await cli(['user', 'passwd', 'pusher', '--new-password', 'pusher-password-2', ...as])).code, 0);
+    assert.equal(
+      (
+        await cli(
+          ['put', 'team', 'https://example.org/t', '-', ...pusher, '--password', 'pusher-password-1'],
+          {},
+          'x',
+        )
+      ).code,
+      0,
+    );
+    assert.equal(
+      (
+        await cli(
+          ['put', 'books', 'https://example.org/t', '-', ...pusher, '--password', 'pusher-password-1'],
+          {},
+          'x',
+        )
+      ).code,
+      4,
+    );
+    assert.equal(
+      (await cli(['user', 'passwd', 'pusher', '--new-password', 'pusher-password-2', ...as])).code,
+      0,
+    );
     const old = await cli(['state', 'team', ...pusher, '--password', 'pusher-password-1']);
     assert.equal(old.code, 4);
     assert.match(old.stderr, /UNAUTHENTICATED \(HTTP 401\)/);
@@ -165,7 +243,10 @@ describe('pushsearch CLI against a running server', () => {
     assert.match(help.stdout, /^Usage: pushsearch load COLLECTION SOURCE/);
     assert.match(help.stdout, /PUSHSEARCH_URL/);
     const bad = join(files, 'bad.jsonl');
-    writeFileSync(bad, '{"key": "https://example.org/ok", "text": "fine"}\n{"key": "not a uri", "text": "bad key"}\n');
+    writeFileSync(
+      bad,
+      '{"key": "https://example.org/ok", "text": "fine"}\n{"key": "not a uri", "text": "bad key"}\n',
+    );
     const partial = await cli(['load', 'team', bad, '--json', ...as]);
     assert.equal(partial.code, 7, partial.stderr);
     assert.match(partial.stderr, /failed .*bad\.jsonl:2 \(not a uri\): KEY_INVALID/);
@@ -187,7 +268,9 @@ describe('pushsearch collection offline', () => {
       assert.equal((await cli(['collection', 'create', 'both', '--meta', 'alpha', ...home])).code, 0);
       const listed = await cli(['collection', 'list', '--json', ...home]);
       assert.deepEqual(
-        (JSON.parse(listed.stdout) as { collections: { name: string; type: string }[] }).collections.map((c) => `${c.name}:${c.type}`).sort(),
+        (JSON.parse(listed.stdout) as { collections: { name: string; type: string }[] }).collections
+          .map((c) => `${c.name}:${c.type}`)
+          .sort(),
         ['alpha:push', 'both:meta'],
       );
       assert.equal((await cli(['collection', 'create', 'alpha', ...home])).code, 5);

@@ -55,7 +55,9 @@ describe('PushClient against a running server', () => {
   it('adds, reads, commits and finds a document; concurrent first calls share one login', async () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        client.add(C, `https://example.org/doc/${i}#frag`, `zebra number ${i}`, { metadata: { author: ['ann', 'bob'] } }),
+        client.add(C, `https://example.org/doc/${i}#frag`, `zebra number ${i}`, {
+          metadata: { author: ['ann', 'bob'] },
+        }),
       ),
     );
     assert.equal(client.logins, 1);
@@ -88,7 +90,9 @@ describe('PushClient against a running server', () => {
     assert.equal(document.content.toString(), 'body');
 
     // Forced into headers, the line break cannot be sent: auto did choose multipart above.
-    await assert.rejects(client.add(C, 'https://example.org/meta2', 'body', { metadata, transport: 'headers' }));
+    await assert.rejects(
+      client.add(C, 'https://example.org/meta2', 'body', { metadata, transport: 'headers' }),
+    );
     // Forced into multipart, simple metadata arrives the same.
     await client.add(C, 'https://example.org/meta3', Buffer.from('<p>hi</p>'), {
       contentType: 'text/html',
@@ -101,12 +105,16 @@ describe('PushClient against a running server', () => {
   });
 
   it("encodes strings with the content type's charset, UTF-8 where it cannot", async () => {
-    await client.add(C, 'https://example.org/latin1', 'café', { contentType: 'text/plain; charset=ISO-8859-1' });
+    await client.add(C, 'https://example.org/latin1', 'café', {
+      contentType: 'text/plain; charset=ISO-8859-1',
+    });
     const latin1 = await client.get(C, 'https://example.org/latin1');
     assert.deepEqual([...latin1.content], [0x63, 0x61, 0x66, 0xe9]);
     assert.equal(latin1.pushContent.contentType, 'text/plain; charset=ISO-8859-1');
 
-    await client.add(C, 'https://example.org/cp', 'naïve €', { contentType: 'text/plain; charset=windows-1252' });
+    await client.add(C, 'https://example.org/cp', 'naïve €', {
+      contentType: 'text/plain; charset=windows-1252',
+    });
     const rewritten = await client.get(C, 'https://example.org/cp');
     assert.equal(rewritten.content.toString('utf8'), 'naïve €');
     assert.equal(rewritten.pushContent.contentType, 'text/plain; charset=utf-8');
@@ -129,13 +137,21 @@ describe('PushClient against a running server', () => {
     } finally {
       wrong.close();
     }
-    const refused = new PushClient({ url: 'http://127.0.0.1:1', user: 'a', password: 'b', retries: 1, retryDelayMs: 1 });
+    const refused = new PushClient({
+      url: 'http://127.0.0.1:1',
+      user: 'a',
+      password: 'b',
+      retries: 1,
+      retryDelayMs: 1,
+    });
     await rejectsWith(refused.state(C), 'CONNECTION_FAILED', 0);
   });
 
   it('deletes, redirects, vacuums, processes click logs and reports state', async () => {
     await client.add(C, 'https://example.org/gone', 'x');
-    assert.deepEqual((await client.delete(C, 'https://example.org/gone')).storedKeys, ['https://example.org/gone']);
+    assert.deepEqual((await client.delete(C, 'https://example.org/gone')).storedKeys, [
+      'https://example.org/gone',
+    ]);
     await client.redirect(C, 'https://example.org/old', 'https://example.org/doc/1');
     assert.equal((await client.get(C, 'https://example.org/old')).redirect, 'https://example.org/doc/1');
     await client.commit(C);
@@ -160,8 +176,14 @@ describe('PushClient against a running server', () => {
     await rejectsWith(client.restoreSnapshot(C, 'before'), 'WRONG_STATE', 409);
     assert.equal((await client.stop(C)).state, 'STOPPED');
     await client.restoreSnapshot(C, 'before');
-    assert.equal((await client.get(C, 'https://example.org/snap')).content.toString(), 'kept in the snapshot');
-    assert.deepEqual((await client.listSnapshots(C)).map((s) => s.name), ['before']);
+    assert.equal(
+      (await client.get(C, 'https://example.org/snap')).content.toString(),
+      'kept in the snapshot',
+    );
+    assert.deepEqual(
+      (await client.listSnapshots(C)).map((s) => s.name),
+      ['before'],
+    );
     await client.deleteSnapshot(C, 'before');
     assert.deepEqual(await client.listSnapshots(C), []);
     await rejectsWith(client.deleteSnapshot(C, 'before'), 'SNAPSHOT_NOT_FOUND', 404);
@@ -184,12 +206,20 @@ describe('PushClient against a running server', () => {
       assert.equal((await admin.state(C)).collection, C);
       assert.equal(admin.logins, 0);
 
-      await admin.putUser('pusher', { password: 'first-password', permissions: ['sec.continuous.rest'], collections: [C] });
+      await admin.putUser('pusher', {
+        password: 'first-password',
+        permissions: ['sec.continuous.rest'],
+        collections: [C],
+      });
       const pusher = new PushClient({ url: server.url, user: 'pusher', password: 'first-password' });
       try {
         await pusher.add(C, 'https://example.org/by-pusher', 'x');
         await rejectsWith(pusher.listUsers(), 'FORBIDDEN', 403);
-        await admin.putUser('pusher', { password: 'second-password', permissions: ['sec.continuous.rest'], collections: [C] });
+        await admin.putUser('pusher', {
+          password: 'second-password',
+          permissions: ['sec.continuous.rest'],
+          collections: [C],
+        });
         // Its token died with the password change; the new login with the old password fails.
         await rejectsWith(pusher.add(C, 'https://example.org/by-pusher', 'x'), 'UNAUTHENTICATED', 401);
       } finally {
@@ -201,10 +231,19 @@ describe('PushClient against a running server', () => {
   });
 
   it('refuses writes while preparing for an upgrade, without waiting longer than allowed', async () => {
-    const impatient = new PushClient({ url: server.url, user: 'admin', password: ADMIN_PASSWORD, maxRetryAfterMs: 1000 });
+    const impatient = new PushClient({
+      url: server.url,
+      user: 'admin',
+      password: ADMIN_PASSWORD,
+      maxRetryAfterMs: 1000,
+    });
     try {
       await client.prepareUpgrade();
-      const refused = await rejectsWith(impatient.add(C, 'https://example.org/late', 'x'), 'UPGRADE_PREPARING', 503);
+      const refused = await rejectsWith(
+        impatient.add(C, 'https://example.org/late', 'x'),
+        'UPGRADE_PREPARING',
+        503,
+      );
       assert.ok((refused.retryAfterSeconds ?? 0) > 1);
       assert.ok(['IN_PROGRESS', 'PREPARED'].includes((await client.upgradeStatus()).state));
     } finally {
@@ -258,7 +297,14 @@ describe('PushClient retries', () => {
 
   it('retries idempotent calls on 503 with backoff, and nothing else without Retry-After', async () => {
     const retries: string[] = [];
-    const client = new PushClient({ url, user: 'u', password: 'p', auth: 'basic', retryDelayMs: 5, onRetry: (r) => retries.push(r.reason) });
+    const client = new PushClient({
+      url,
+      user: 'u',
+      password: 'p',
+      auth: 'basic',
+      retryDelayMs: 5,
+      onRetry: (r) => retries.push(r.reason),
+    });
     try {
       answers = [{ status: 503 }, { status: 503 }];
       requests = 0;

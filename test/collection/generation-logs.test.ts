@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GENERATION_LOGS_KEPT, appendGenerationLog, pruneGenerationLogs } from '../../src/collection/generation-logs.js';
+import {
+  GENERATION_LOGS_KEPT,
+  appendGenerationLog,
+  pruneGenerationLogs,
+} from '../../src/collection/generation-logs.js';
 import { commit, putDocument, route, testApp } from '../http/helpers.js';
 
 const folders: string[] = [];
@@ -39,7 +43,10 @@ describe('generation logs (data/{c}/live/log/{generation}-/)', () => {
         assert.equal(entry!.manifest, committed.json().manifest);
         assert.equal(typeof entry!.durationMs, 'number');
       }
-      const merge = await t.app.inject({ method: 'POST', url: route('v2', 'c', '/vacuum?vacuum-type=MERGE') });
+      const merge = await t.app.inject({
+        method: 'POST',
+        url: route('v2', 'c', '/vacuum?vacuum-type=MERGE'),
+      });
       assert.equal(merge.statusCode, 200, merge.body);
       const folders = readdirSync(join(t.home, 'data', 'c', 'live', 'log'));
       const merged = folders.find((name) => {

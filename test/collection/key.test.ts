@@ -57,7 +57,10 @@ describe('canonicalizeKey: the spec rules', () => {
   });
 
   it('lower-cases scheme and host, and nothing else', () => {
-    assert.equal(canonicalizeKey('HTTP://WWW.Example.COM/Path/File.HTML?Q=Yes'), 'http://www.example.com/Path/File.HTML?Q=Yes');
+    assert.equal(
+      canonicalizeKey('HTTP://WWW.Example.COM/Path/File.HTML?Q=Yes'),
+      'http://www.example.com/Path/File.HTML?Q=Yes',
+    );
     assert.equal(canonicalizeKey('Http://User:PassWord@Host.com/'), 'http://User:PassWord@host.com/');
     assert.equal(canonicalizeKey('LOCAL:Doc-ONE'), 'local:Doc-ONE');
     // percent-triplets in the host keep their case
@@ -156,7 +159,11 @@ describe('canonicalizeKey: invalid keys', () => {
   });
 
   it('names whitespace and says how to encode it', () => {
-    rejects('http://a.com/a b', 'KEY_INVALID', /whitespace \(a space, U\+0020\) at position 15; percent-encode it as %20/);
+    rejects(
+      'http://a.com/a b',
+      'KEY_INVALID',
+      /whitespace \(a space, U\+0020\) at position 15; percent-encode it as %20/,
+    );
     rejects(' http://a.com/', 'KEY_INVALID', /whitespace/);
     rejects('http://a.com/\t', 'KEY_INVALID', /a tab/);
     rejects('http://a.com/x\n', 'KEY_INVALID', /a line break/);
@@ -171,7 +178,17 @@ describe('canonicalizeKey: invalid keys', () => {
   });
 
   it('names characters that must be percent-encoded', () => {
-    for (const [ch, enc] of [['|', '%7C'], ['"', '%22'], ['<', '%3C'], ['>', '%3E'], ['\\', '%5C'], ['^', '%5E'], ['`', '%60'], ['{', '%7B'], ['}', '%7D']]) {
+    for (const [ch, enc] of [
+      ['|', '%7C'],
+      ['"', '%22'],
+      ['<', '%3C'],
+      ['>', '%3E'],
+      ['\\', '%5C'],
+      ['^', '%5E'],
+      ['`', '%60'],
+      ['{', '%7B'],
+      ['}', '%7D'],
+    ]) {
       rejects(`http://a.com/x${ch}y`, 'KEY_INVALID', new RegExp(`percent-encode it as ${enc}`));
     }
     rejects('http://a.com/?a[]=1', 'KEY_INVALID', /"\[" outside an IPv6 host.*%5B/);
@@ -257,7 +274,9 @@ describe('canonicalizeKey: properties', () => {
   });
 
   it('resolves dot segments like the WHATWG URL parser on plain paths', () => {
-    const plain = fc.array(fc.constantFrom('a', 'b', '.', '..', ''), { maxLength: 12 }).map((s) => '/' + s.join('/'));
+    const plain = fc
+      .array(fc.constantFrom('a', 'b', '.', '..', ''), { maxLength: 12 })
+      .map((s) => '/' + s.join('/'));
     fc.assert(
       fc.property(plain, (p) => {
         const ours = canonicalizeKey('http://a.com' + p).slice('http://a.com'.length);
@@ -269,7 +288,25 @@ describe('canonicalizeKey: properties', () => {
 
   // URI syntax characters often, any code point (lone surrogates included) sometimes.
   const anyChar = fc.oneof(
-    fc.constantFrom('/', '.', '..', '#', '?', '%', '%2', '%41', '[', ']', '@', ':', ' ', '|', '\u0000', 'ü', '😀'),
+    fc.constantFrom(
+      '/',
+      '.',
+      '..',
+      '#',
+      '?',
+      '%',
+      '%2',
+      '%41',
+      '[',
+      ']',
+      '@',
+      ':',
+      ' ',
+      '|',
+      '\u0000',
+      'ü',
+      '😀',
+    ),
     fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp)),
   );
 

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatReceivedTime, parseReceivedTime, RECEIVED_TIME_METADATA } from '../../src/collection/received-time.js';
+import {
+  formatReceivedTime,
+  parseReceivedTime,
+  RECEIVED_TIME_METADATA,
+} from '../../src/collection/received-time.js';
 import { SearchError } from '../../src/errors.js';
 
 describe('received time', () => {
@@ -29,17 +33,35 @@ describe('received time', () => {
 
   it('parses what it formats', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }), (d) => {
-        const text = formatReceivedTime(d);
-        assert.equal(text.length, 19);
-        assert.equal(parseReceivedTime(text).getTime(), d.getTime());
-      }),
+      fc.property(
+        fc.date({
+          min: new Date('0000-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59.999Z'),
+          noInvalidDate: true,
+        }),
+        (d) => {
+          const text = formatReceivedTime(d);
+          assert.equal(text.length, 19);
+          assert.equal(parseReceivedTime(text).getTime(), d.getTime());
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('refuses malformed and out-of-range texts', () => {
-    for (const bad of ['', '20240131235959.123', '20240131235959.123z', '2024-01-31T23:59:59Z', '20240231000000.000Z', '20241301000000.000Z', '20240101240000.000Z', '20240101000060.000Z', ' 20240131235959.123Z', '20240131235959.1234Z']) {
+    for (const bad of [
+      '',
+      '20240131235959.123',
+      '20240131235959.123z',
+      '2024-01-31T23:59:59Z',
+      '20240231000000.000Z',
+      '20241301000000.000Z',
+      '20240101240000.000Z',
+      '20240101000060.000Z',
+      ' 20240131235959.123Z',
+      '20240131235959.1234Z',
+    ]) {
       assert.throws(
         () => parseReceivedTime(bad),
         (e: unknown) => e instanceof SearchError && e.code === 'METADATA_INVALID',

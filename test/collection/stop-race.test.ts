@@ -31,7 +31,9 @@ describe('stop while background work runs', () => {
 
   function pushLogTail(): string {
     const file = join(home, 'web', 'log', 'push.log');
-    return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-5).join('\n') : '(no push.log)';
+    return existsSync(file)
+      ? readFileSync(file, 'utf8').trim().split('\n').slice(-5).join('\n')
+      : '(no push.log)';
   }
 
   for (const startSeed of SEEDS) {
@@ -49,10 +51,16 @@ describe('stop while background work runs', () => {
         const begun = Date.now();
         const watchdog = setInterval(() => {
           const state = JSON.stringify(server.manager.collection(name).stateView());
-          console.log(`stop-race: ${method} ${path} unanswered after ${Date.now() - begun} ms; state ${state}; calls before: ${recent.join(' | ')}`);
+          console.log(
+            `stop-race: ${method} ${path} unanswered after ${Date.now() - begun} ms; state ${state}; calls before: ${recent.join(' | ')}`,
+          );
         }, 30_000);
         try {
-          return await fetch(`${base}${path}`, { method, headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' }, ...(body === undefined ? {} : { body }) });
+          return await fetch(`${base}${path}`, {
+            method,
+            headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' },
+            ...(body === undefined ? {} : { body }),
+          });
         } finally {
           clearInterval(watchdog);
         }
@@ -71,7 +79,12 @@ describe('stop while background work runs', () => {
           else if (r < 0.3) answer = await call('POST', '/vacuum?vacuum-type=MERGE&wait=false');
           else if (r < 0.45) answer = await call('POST', '/commit?wait=false');
           else if (r < 0.55) answer = await call('POST', '/state/stop');
-          else answer = await call('PUT', `/documents?key=${encodeURIComponent(`https://stop-race.example/pool${Math.floor(random() * 5)}`)}`, `pool ${i}`);
+          else
+            answer = await call(
+              'PUT',
+              `/documents?key=${encodeURIComponent(`https://stop-race.example/pool${Math.floor(random() * 5)}`)}`,
+              `pool ${i}`,
+            );
           assert.ok(answer.status < 500, `${answer.status} ${await answer.text()}\n${pushLogTail()}`);
         }
         const commit = await call('POST', '/commit');
@@ -81,7 +94,9 @@ describe('stop while background work runs', () => {
           const get = await call('GET', `/documents?key=${encodeURIComponent(k)}`);
           assert.equal(get.status, 200, `${k} after ${i + 1} rounds\n${pushLogTail()}`);
         }
-        const found = (await (await fetch(`${server.url}/s/search.json?collection=${name}&query=stopmark&num_ranks=1000`)).json()) as {
+        const found = (await (
+          await fetch(`${server.url}/s/search.json?collection=${name}&query=stopmark&num_ranks=1000`)
+        ).json()) as {
           response: { resultPacket: { results: { liveUrl: string }[] } };
         };
         assert.deepEqual(

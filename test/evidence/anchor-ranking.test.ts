@@ -15,7 +15,11 @@ let env: EvidenceHome;
 
 /** The target says nothing about Kerberos tutorials itself; the rival does, once. */
 async function pushCorpus(): Promise<void> {
-  await env.putPage(TARGET, 'Authentication guide', '<p>Setting up single sign-on for the network services of the campus.</p>');
+  await env.putPage(
+    TARGET,
+    'Authentication guide',
+    '<p>Setting up single sign-on for the network services of the campus.</p>',
+  );
   await env.putPage(
     RIVAL,
     'Notes',
@@ -62,8 +66,16 @@ describe('anchor text', () => {
     const old = 'https://example.org/old/zebra';
     await env.putPage(target, 'Animals', '<p>Stripes and savannah.</p>');
     await env.collection().putRedirect(old, target);
-    await env.putPage('https://example.org/links', 'Links', '<p>Read the <a href="../old/zebra">zebra manual</a>.</p>');
-    await env.putPage('https://example.org/links2', 'Links 2', '<p>Also the <a href="https://example.org/old/./zebra">zebra manual</a> again.</p>');
+    await env.putPage(
+      'https://example.org/links',
+      'Links',
+      '<p>Read the <a href="../old/zebra">zebra manual</a>.</p>',
+    );
+    await env.putPage(
+      'https://example.org/links2',
+      'Links 2',
+      '<p>Also the <a href="https://example.org/old/./zebra">zebra manual</a> again.</p>',
+    );
     await env.collection().commit();
     await env.collection().updateEvidence();
     const keys = await env.keys('zebra manual');
@@ -85,7 +97,11 @@ describe('anchor text', () => {
     await env.collection().commit();
     const update = await env.collection().updateEvidence();
     assert.equal(update.documentsRead, 2);
-    assert.equal(update.documentsReadBack, 0, 'the links come from what the deletes staged, not from reading the index');
+    assert.equal(
+      update.documentsReadBack,
+      0,
+      'the links come from what the deletes staged, not from reading the index',
+    );
     assert.equal(update.documentsUpdated, 1, 'only the target is indexed again');
     assert.deepEqual(await env.keys('k:kerberos'), [TARGET], 'page 3 still links to it');
     await env.collection().deleteDocument('https://example.org/pages/3');
@@ -97,9 +113,21 @@ describe('anchor text', () => {
 
   it('follows a changed link: the old target loses the text, the new one gains it', async () => {
     await pushCorpus();
-    await env.putPage('https://example.org/pages/1', 'Page 1', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
-    await env.putPage('https://example.org/pages/2', 'Page 2', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
-    await env.putPage('https://example.org/pages/3', 'Page 3', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
+    await env.putPage(
+      'https://example.org/pages/1',
+      'Page 1',
+      '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>',
+    );
+    await env.putPage(
+      'https://example.org/pages/2',
+      'Page 2',
+      '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>',
+    );
+    await env.putPage(
+      'https://example.org/pages/3',
+      'Page 3',
+      '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>',
+    );
     await env.collection().commit();
     const update = await env.collection().updateEvidence();
     assert.equal(update.documentsUpdated, 2, 'the old target and the new one');
@@ -110,7 +138,11 @@ describe('anchor text', () => {
 
   it('takes up links committed before a stop after the restart, read back from the index', async () => {
     await pushCorpus();
-    await env.putPage('https://example.org/pages/1', 'Page 1', '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>');
+    await env.putPage(
+      'https://example.org/pages/1',
+      'Page 1',
+      '<p>Read the <a href="/blog/kerberos">kerberos tutorial</a>.</p>',
+    );
     await env.collection().commit();
     // Stopped before the update ran: links.json keeps the key, without its staged record.
     await env.collection().stop();
@@ -118,7 +150,11 @@ describe('anchor text', () => {
     assert.equal(update.rebuilt, false);
     assert.equal(update.documentsRead, 1);
     assert.equal(update.documentsReadBack, 1);
-    assert.deepEqual((await env.keys('k:kerberos')).sort(), [RIVAL, TARGET].sort(), 'pages 2 and 3 still link to the target');
+    assert.deepEqual(
+      (await env.keys('k:kerberos')).sort(),
+      [RIVAL, TARGET].sort(),
+      'pages 2 and 3 still link to the target',
+    );
   });
 
   it('keeps the evidence when a client pushes the target again', async () => {
@@ -143,7 +179,11 @@ describe('anchor text', () => {
   it('updates by itself after a commit (push.evidence.delay-seconds)', async () => {
     env.config(['push.evidence.delay-seconds=0']);
     await env.putPage(TARGET, 'Authentication guide', '<p>Single sign-on.</p>');
-    await env.putPage('https://example.org/pages/1', 'Page 1', '<p>Read the <a href="/guides/auth">kerberos tutorial</a>.</p>');
+    await env.putPage(
+      'https://example.org/pages/1',
+      'Page 1',
+      '<p>Read the <a href="/guides/auth">kerberos tutorial</a>.</p>',
+    );
     await env.collection().commit();
     const deadline = Date.now() + 10_000;
     while ((await env.keys('k:kerberos')).length === 0) {
@@ -177,9 +217,16 @@ describe('anchor text', () => {
   it('says why it rebuilds: a crash, or a rebuild that a stop left to do', async () => {
     await env.close();
     const lines: string[] = [];
-    env = evidenceHome(['docs'], [], pino({ base: null }, { write: (line: string) => void lines.push(line) }));
+    env = evidenceHome(
+      ['docs'],
+      [],
+      pino({ base: null }, { write: (line: string) => void lines.push(line) }),
+    );
     const rebuildReasons = () =>
-      lines.map((line) => JSON.parse(line) as { msg: string; reason?: string }).filter((l) => l.msg === 'anchor text rebuilt').map((l) => l.reason);
+      lines
+        .map((line) => JSON.parse(line) as { msg: string; reason?: string })
+        .filter((l) => l.msg === 'anchor text rebuilt')
+        .map((l) => l.reason);
     await pushCorpus();
     await env.collection().updateEvidence();
     await env.collection().stop();
@@ -196,11 +243,16 @@ describe('anchor text', () => {
     }
     lines.length = 0;
     assert.equal((await env.collection().updateEvidence()).rebuilt, true);
-    assert.deepEqual(rebuildReasons(), ['a rebuild was left to do when the collection stopped (the saved link evidence was unusable)']);
+    assert.deepEqual(rebuildReasons(), [
+      'a rebuild was left to do when the collection stopped (the saved link evidence was unusable)',
+    ]);
 
     // A clean stop after the rebuild leaves no marker; one left by a crash says so.
     await env.collection().stop();
-    assert.deepEqual(readdirSync(folder).filter((name) => name === 'OPEN'), []);
+    assert.deepEqual(
+      readdirSync(folder).filter((name) => name === 'OPEN'),
+      [],
+    );
     writeFileSync(join(folder, 'OPEN'), '2026-11-22T10:00:00.000Z\n');
     lines.length = 0;
     assert.equal((await env.collection().updateEvidence()).rebuilt, true);
@@ -214,7 +266,10 @@ describe('anchor text', () => {
     writeFileSync(links, readFileSync(links, 'utf8').replace('kerberos tutorial', 'kerberos tutorials'));
     let update = await env.collection().updateEvidence();
     assert.equal(update.rebuilt, true);
-    assert.ok(readdirSync(dirname(links)).some((name) => name.startsWith('links.json.bad-')), 'the bad file is kept aside');
+    assert.ok(
+      readdirSync(dirname(links)).some((name) => name.startsWith('links.json.bad-')),
+      'the bad file is kept aside',
+    );
     await env.collection().deleteDocument('https://example.org/pages/1');
     await env.collection().commit();
     update = await env.collection().updateEvidence();

@@ -17,10 +17,19 @@ describe('POST click-logs', () => {
   for (const version of VERSIONS) {
     it(`processes the logged clicks once (${version})`, async () => {
       const key = `https://example.org/${version}/page`;
-      assert.equal((await putDocument(app.app, version, 'docs', key, 'A page about protocols')).statusCode, 200);
+      assert.equal(
+        (await putDocument(app.app, version, 'docs', key, 'A page about protocols')).statusCode,
+        200,
+      );
       assert.equal((await commit(app.app, version, 'docs')).statusCode, 200);
       for (let i = 0; i < 3; i++) {
-        await appendClick(app.home, 'docs', { time: new Date(), collection: 'docs', query: 'protocols', rank: 2, url: key });
+        await appendClick(app.home, 'docs', {
+          time: new Date(),
+          collection: 'docs',
+          query: 'protocols',
+          rank: 2,
+          url: key,
+        });
       }
       const first = await app.app.inject({ method: 'POST', url: route(version, 'docs', '/click-logs') });
       assert.equal(first.statusCode, 200, first.body);
@@ -45,7 +54,10 @@ describe('POST click-logs', () => {
   }
 
   it('is refused while the installation is prepared for an upgrade', async () => {
-    assert.equal((await app.app.inject({ method: 'POST', url: '/push-api/v1/upgrade/prepare' })).statusCode, 200);
+    assert.equal(
+      (await app.app.inject({ method: 'POST', url: '/push-api/v1/upgrade/prepare' })).statusCode,
+      200,
+    );
     const response = await app.app.inject({ method: 'POST', url: route('v2', 'docs', '/click-logs') });
     assert.equal(response.statusCode, 503);
   });

@@ -24,9 +24,18 @@ let env: EvidenceHome;
 async function pushCorpus(): Promise<void> {
   for (const [i, topic] of TOPICS.entries()) {
     const n = i + 1;
-    await env.putPage(`https://example.org/${n}`, `Page ${n}`, `<p>A protocol for ${topic}.</p><p>${'Notes about networks. '.repeat(n)}</p>`);
+    await env.putPage(
+      `https://example.org/${n}`,
+      `Page ${n}`,
+      `<p>A protocol for ${topic}.</p><p>${'Notes about networks. '.repeat(n)}</p>`,
+    );
   }
-  for (let i = 0; i < 20; i++) await env.putPage(`https://example.org/other/${i}`, `Other ${i}`, `<p>Cooking and gardening, part ${i}.</p>`);
+  for (let i = 0; i < 20; i++)
+    await env.putPage(
+      `https://example.org/other/${i}`,
+      `Other ${i}`,
+      `<p>Cooking and gardening, part ${i}.</p>`,
+    );
   await env.collection().commit();
 }
 
@@ -63,7 +72,10 @@ describe('click evidence', () => {
       networks: (await scoreOf('networks', third)) - before.networks,
     };
     assert.ok(gain.networks > 0, 'every query sees the clicked result a little higher');
-    assert.ok(gain.protocol > gain.networks, `the clicked query gains most (${gain.protocol} vs ${gain.networks})`);
+    assert.ok(
+      gain.protocol > gain.networks,
+      `the clicked query gains most (${gain.protocol} vs ${gain.networks})`,
+    );
     assert.ok((await rankOf('networks', third)) <= networksRank);
     assert.deepEqual(await env.keys('K:protocol'), [third], 'the query is indexed into class K');
   });
@@ -117,7 +129,11 @@ describe('click evidence', () => {
     await env.collection().stop();
     assert.equal((await env.collection().processClickLogs({ now: T0 + 2 * 60_000 })).clicksProcessed, 0);
     const clicks = env.home.clickLogFolder('docs');
-    assert.equal(readdirSync(join(clicks, 'pending')).length, 0, 'logs older than the grace period are finished');
+    assert.equal(
+      readdirSync(join(clicks, 'pending')).length,
+      0,
+      'logs older than the grace period are finished',
+    );
     assert.equal(readdirSync(join(clicks, 'processed')).length, 2);
   });
 
@@ -185,7 +201,7 @@ describe('click evidence', () => {
     assert.equal(await rankOf('protocol', third), 1);
   });
 
-  it('never makes a client\'s staged changes searchable: its evidence waits for the client\'s commit', async () => {
+  it("never makes a client's staged changes searchable: its evidence waits for the client's commit", async () => {
     await pushCorpus();
     const third = (await env.keys('protocol'))[2]!;
     await env.putPage('https://example.org/staged', 'Staged', '<p>A protocol nobody committed yet.</p>');

@@ -6,11 +6,16 @@ import { describe, it } from 'node:test';
 import { ClickStore, normalizeClickQuery } from '../../src/search/evidence/click-store.js';
 import { parseClickLine } from '../../src/search/evidence/click-log-files.js';
 import { quantizeClickScore } from '../../src/search/evidence/collection-evidence.js';
-import { EvidenceFileError, readEvidenceFile, writeEvidenceFile } from '../../src/search/evidence/evidence-file.js';
+import {
+  EvidenceFileError,
+  readEvidenceFile,
+  writeEvidenceFile,
+} from '../../src/search/evidence/evidence-file.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2024-05-01T00:00:00Z');
-const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 describe('ClickStore', () => {
   it('halves a click every half-life', () => {
@@ -56,7 +61,10 @@ describe('ClickStore', () => {
     assert.deepEqual(copy.evidenceFor('a'), store.evidenceFor('a'));
     assert.deepEqual(copy.evidenceFor('b'), store.evidenceFor('b'));
     assert.equal(copy.asOf, T0);
-    assert.throws(() => ClickStore.fromData({ asOf: 0, keys: [['a', [['x', 'heavy']]]] } as never, 30), TypeError);
+    assert.throws(
+      () => ClickStore.fromData({ asOf: 0, keys: [['a', [['x', 'heavy']]]] } as never, 30),
+      TypeError,
+    );
   });
 
   it('rounds the indexed click score to steps, so ageing re-indexes only on visible change', () => {
@@ -75,12 +83,17 @@ describe('click queries and lines', () => {
   });
 
   it('reads the click log format of /s/redirect and skips what is not a click', () => {
-    assert.deepEqual(parseClickLine('{"time":"2024-05-01T00:00:00.000Z","collection":"c","query":"q","rank":3,"url":"https://e/x","ip":"::1"}'), {
-      time: T0,
-      query: 'q',
-      rank: 3,
-      url: 'https://e/x',
-    });
+    assert.deepEqual(
+      parseClickLine(
+        '{"time":"2024-05-01T00:00:00.000Z","collection":"c","query":"q","rank":3,"url":"https://e/x","ip":"::1"}',
+      ),
+      {
+        time: T0,
+        query: 'q',
+        rank: 3,
+        url: 'https://e/x',
+      },
+    );
     assert.equal(parseClickLine('{"time":"yesterday","url":"https://e/x"}'), undefined);
     assert.equal(parseClickLine('{"time":"2024-05-01T00:00:00.000Z"}'), undefined);
     assert.equal(parseClickLine('not json'), undefined);
@@ -95,7 +108,10 @@ describe('evidence files', () => {
       assert.equal(readEvidenceFile(file, 'links', 1), undefined);
       await writeEvidenceFile(file, 'links', 1, { a: [1, 2] });
       assert.deepEqual(readEvidenceFile(file, 'links', 1), { a: [1, 2] });
-      assert.throws(() => readEvidenceFile(file, 'clicks', 1), (e: unknown) => e instanceof EvidenceFileError && e.message.includes(file));
+      assert.throws(
+        () => readEvidenceFile(file, 'clicks', 1),
+        (e: unknown) => e instanceof EvidenceFileError && e.message.includes(file),
+      );
       assert.throws(() => readEvidenceFile(file, 'links', 2), EvidenceFileError);
       writeFileSync(file, readFileSync(file, 'utf8').replace('[1,2]', '[1,3]'));
       assert.throws(() => readEvidenceFile(file, 'links', 1), /checksum/);

@@ -22,19 +22,30 @@ export interface EvidenceHome {
   /** Adds lines to a collection's collection.cfg (read at start for evidence options; at every search for query options). */
   config(lines: string[], name?: string): void;
   /** Appends clicks to the collection's click log in the format `/s/redirect` writes. */
-  logClicks(clicks: Omit<ClickRecord, 'collection' | 'time'> & { time: number }, times?: number, name?: string): void;
+  logClicks(
+    clicks: Omit<ClickRecord, 'collection' | 'time'> & { time: number },
+    times?: number,
+    name?: string,
+  ): void;
   close(): Promise<void>;
 }
 
 /** A fresh installation with the push collections `names` (the first is the default). */
-export function evidenceHome(names: string[] = ['docs'], cfg: string[] = [], log: PushLog = silentPushLog()): EvidenceHome {
+export function evidenceHome(
+  names: string[] = ['docs'],
+  cfg: string[] = [],
+  log: PushLog = silentPushLog(),
+): EvidenceHome {
   const root = mkdtempSync(join(tmpdir(), 'pushsearch-evidence-'));
   const home = new SearchHome(root);
   const manager = new CollectionManager(home, log);
   for (const name of names) {
     manager.create(name, 'push');
     // The timers stay out of the way: tests run each job on demand unless they say otherwise.
-    appendFileSync(home.collectionConfigFile(name), ['push.auto-commit.timeout-seconds=0', 'push.evidence.delay-seconds=3600', ...cfg].join('\n') + '\n');
+    appendFileSync(
+      home.collectionConfigFile(name),
+      ['push.auto-commit.timeout-seconds=0', 'push.evidence.delay-seconds=3600', ...cfg].join('\n') + '\n',
+    );
   }
   const service = new SearchService(manager);
   const first = names[0]!;
@@ -46,20 +57,31 @@ export function evidenceHome(names: string[] = ['docs'], cfg: string[] = [], log
     putPage: (key, title, bodyHtml, name = first) =>
       manager.collection(name).putDocument({
         key,
-        content: Buffer.from(`<!doctype html><html><head><title>${title}</title></head><body>${bodyHtml}</body></html>`),
+        content: Buffer.from(
+          `<!doctype html><html><head><title>${title}</title></head><body>${bodyHtml}</body></html>`,
+        ),
         contentType: 'text/html; charset=utf-8',
         metadata: {},
       }),
     search: async (query, collection = first) =>
       (
-        await service.search({ collection, query, startRank: 1, numRanks: 20, fmo: false, facetSelections: [], ranges: [] })
+        await service.search({
+          collection,
+          query,
+          startRank: 1,
+          numRanks: 20,
+          fmo: false,
+          facetSelections: [],
+          ranges: [],
+        })
       ).response.resultPacket.results,
     keys: async (query, collection = first) => (await api.search(query, collection)).map((r) => r.liveUrl),
     config: (lines, name = first) => appendFileSync(home.collectionConfigFile(name), lines.join('\n') + '\n'),
     logClicks: (click, times = 1, name = first) => {
       const file = clickLogFile(home, name);
       mkdirSync(dirname(file), { recursive: true });
-      const line = JSON.stringify({ ...click, time: new Date(click.time).toISOString(), collection: name }) + '\n';
+      const line =
+        JSON.stringify({ ...click, time: new Date(click.time).toISOString(), collection: name }) + '\n';
       appendFileSync(file, line.repeat(times));
     },
     close: async () => {

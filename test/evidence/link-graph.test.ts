@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { anchorFieldValues, linksOfStored, MAX_ANCHOR_REPEAT } from '../../src/search/evidence/anchor-text.js';
+import {
+  anchorFieldValues,
+  linksOfStored,
+  MAX_ANCHOR_REPEAT,
+} from '../../src/search/evidence/anchor-text.js';
 import { LinkGraph, MAX_REDIRECT_HOPS, type GraphLink } from '../../src/search/evidence/link-graph.js';
 
 const texts = (graph: LinkGraph, target: string) =>
@@ -13,7 +17,10 @@ const texts = (graph: LinkGraph, target: string) =>
 describe('LinkGraph', () => {
   it('collects the texts of links aimed at a target, not those of its own links', () => {
     const graph = new LinkGraph();
-    graph.setLinks('a', [{ target: 't', text: 'kerberos tutorial' }, { target: 'x', text: 'other' }]);
+    graph.setLinks('a', [
+      { target: 't', text: 'kerberos tutorial' },
+      { target: 'x', text: 'other' },
+    ]);
     graph.setLinks('b', [{ target: 't', text: 'kerberos' }]);
     graph.setLinks('t', [{ target: 't', text: 'self' }]);
     assert.deepEqual(texts(graph, 't'), ['a:kerberos tutorial', 'b:kerberos']);
@@ -39,22 +46,49 @@ describe('LinkGraph', () => {
 
   it('reports the targets whose anchor text changed', () => {
     const graph = new LinkGraph();
-    assert.deepEqual([...graph.setLinks('a', [{ target: 't', text: 'one' }, { target: 'u', text: 'two' }])].sort(), ['t', 'u']);
-    assert.deepEqual([...graph.setLinks('a', [{ target: 'u', text: 'two' }, { target: 't', text: 'one' }])], [], 'same links, other order');
+    assert.deepEqual(
+      [
+        ...graph.setLinks('a', [
+          { target: 't', text: 'one' },
+          { target: 'u', text: 'two' },
+        ]),
+      ].sort(),
+      ['t', 'u'],
+    );
+    assert.deepEqual(
+      [
+        ...graph.setLinks('a', [
+          { target: 'u', text: 'two' },
+          { target: 't', text: 'one' },
+        ]),
+      ],
+      [],
+      'same links, other order',
+    );
     assert.deepEqual([...graph.setLinks('a', [{ target: 't', text: 'one' }])], ['u']);
     assert.deepEqual([...graph.setRedirect('t', 'v')].sort(), ['t', 'v']);
-    assert.deepEqual([...graph.setRedirect('nobody-links-here', 'v')], [], 'a redirect nothing aims at changes nothing');
+    assert.deepEqual(
+      [...graph.setRedirect('nobody-links-here', 'v')],
+      [],
+      'a redirect nothing aims at changes nothing',
+    );
     assert.deepEqual([...graph.setLinks('a', [])], ['v']);
   });
 
   it('round-trips through its serialised form', () => {
     const graph = new LinkGraph();
     graph.setRedirect('old', 'new');
-    graph.setLinks('a', [{ target: 'old', text: 'x' }, { target: 'b', text: 'y' }]);
+    graph.setLinks('a', [
+      { target: 'old', text: 'x' },
+      { target: 'b', text: 'y' },
+    ]);
     const copy = LinkGraph.fromData(JSON.parse(JSON.stringify(graph.toData())));
     assert.deepEqual(texts(copy, 'new'), ['a:x']);
     assert.deepEqual(texts(copy, 'b'), ['a:y']);
-    assert.throws(() => LinkGraph.fromData({ links: [['a', [[1, 'x']]]], redirects: [] } as never), TypeError);
+    assert.throws(
+      () => LinkGraph.fromData({ links: [['a', [[1, 'x']]]], redirects: [] } as never),
+      TypeError,
+    );
   });
 
   it('agrees with a naive recomputation after any sequence of changes, and reports every changed target', () => {
@@ -62,8 +96,16 @@ describe('LinkGraph', () => {
     const key = fc.constantFrom(...keys);
     const link = fc.record({ target: key, text: fc.constantFrom('x', 'y', 'z') });
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('links' as const), source: key, links: fc.array(link, { maxLength: 4 }) }),
-      fc.record({ kind: fc.constant('redirect' as const), source: key, target: fc.option(key, { nil: undefined }) }),
+      fc.record({
+        kind: fc.constant('links' as const),
+        source: key,
+        links: fc.array(link, { maxLength: 4 }),
+      }),
+      fc.record({
+        kind: fc.constant('redirect' as const),
+        source: key,
+        target: fc.option(key, { nil: undefined }),
+      }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
@@ -83,7 +125,8 @@ describe('LinkGraph', () => {
             else redirects.set(step.source, step.target);
           }
           for (const k of keys) {
-            if (!affected.has(k)) assert.deepEqual(texts(graph, k), before.get(k), `${k} changed but was not reported`);
+            if (!affected.has(k))
+              assert.deepEqual(texts(graph, k), before.get(k), `${k} changed but was not reported`);
           }
         }
         // The oracle: resolve every link by walking the redirects, group by final target.
@@ -125,10 +168,21 @@ describe('anchor text', () => {
       { source: 's3', text: 'Requirement levels' },
     ];
     const values = anchorFieldValues(anchors);
-    assert.deepEqual(values, [...Array(MAX_ANCHOR_REPEAT).fill('RFC 2119'), 'Key words', 'Key words', 'Requirement levels']);
+    assert.deepEqual(values, [
+      ...Array(MAX_ANCHOR_REPEAT).fill('RFC 2119'),
+      'Key words',
+      'Key words',
+      'Requirement levels',
+    ]);
     assert.deepEqual(anchorFieldValues([...anchors].reverse()), values, 'the order of links does not matter');
     // One page linking twice with the same text counts once.
-    assert.deepEqual(anchorFieldValues([{ source: 'a', text: 't' }, { source: 'a', text: 't' }]), ['t']);
+    assert.deepEqual(
+      anchorFieldValues([
+        { source: 'a', text: 't' },
+        { source: 'a', text: 't' },
+      ]),
+      ['t'],
+    );
   });
 
   it('reads stored links as canonical keys, without empty texts, self links or duplicates', () => {

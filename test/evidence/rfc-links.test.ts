@@ -6,9 +6,18 @@ import { runFilterChain } from '../../src/collection/filters/filter-chain.js';
 // The RFC benchmark's cross references, read back through the HTML filter as the collection would.
 
 function linksOf(text: string, rfc = 1000, contextWords = 2): { href: string; text: string }[] {
-  const page = { key: `https://rfc.example.org/rfc${rfc}/page-3`, rfc, page: 3, title: `RFC ${rfc}: Test`, text };
+  const page = {
+    key: `https://rfc.example.org/rfc${rfc}/page-3`,
+    rfc,
+    page: 3,
+    title: `RFC ${rfc}: Test`,
+    text,
+  };
   const { html } = pageToHtml(page, contextWords);
-  const filtered = runFilterChain({ key: page.key, content: Buffer.from(html), contentType: 'text/html', metadata: {} }, undefined);
+  const filtered = runFilterChain(
+    { key: page.key, content: Buffer.from(html), contentType: 'text/html', metadata: {} },
+    undefined,
+  );
   return filtered.links.map((l) => ({ href: l.href, text: l.text }));
 }
 
@@ -23,7 +32,7 @@ describe('RFC cross references as links', () => {
     );
   });
 
-  it('cuts the context where the next reference starts, and leaves references to the page\'s own RFC as text', () => {
+  it("cuts the context where the next reference starts, and leaves references to the page's own RFC as text", () => {
     const links = linksOf('one two RFC 1 RFC 2 three four, this RFC 1000 itself');
     assert.deepEqual(links, [
       { href: 'https://rfc.example.org/rfc1/page-1', text: 'one two RFC 1' },

@@ -74,8 +74,11 @@ function percentEncode(text: string): string {
   for (const char of text) {
     const code = char.codePointAt(0)!;
     if (/[A-Za-z0-9\-._~]/.test(char)) out += char;
-    else if (code >= 0xd800 && code <= 0xdfff) out += `%ED%${(0xa0 + ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 + (code & 0x3f)).toString(16).toUpperCase()}`;
-    else for (const byte of Buffer.from(char, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    else if (code >= 0xd800 && code <= 0xdfff)
+      out += `%ED%${(0xa0 + ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 + (code & 0x3f)).toString(16).toUpperCase()}`;
+    else
+      for (const byte of Buffer.from(char, 'utf8'))
+        out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }
@@ -97,28 +100,103 @@ const weirdText = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '\u0000', '\r\n', '\ud800', '\u202e', 'ÿ', '../..', '%00', 'NaN', '-1', '1e999', 'null', '[]', '{}', '<script>'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\r\n',
+    '\ud800',
+    '\u202e',
+    'ÿ',
+    '../..',
+    '%00',
+    'NaN',
+    '-1',
+    '1e999',
+    'null',
+    '[]',
+    '{}',
+    '<script>',
+  ),
 );
 
 const hugeNumber = fc.constantFrom(
-  '0', '-1', '-0', '1.5', 'NaN', 'Infinity', '-Infinity', '1e999', '9007199254740993', '99999999999999999999999999',
-  '0x10', '1_000', ' 7 ', '', 'true', '10000', '10001', '1000', '1001', '2147483648', '%00', '１０',
+  '0',
+  '-1',
+  '-0',
+  '1.5',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e999',
+  '9007199254740993',
+  '99999999999999999999999999',
+  '0x10',
+  '1_000',
+  ' 7 ',
+  '',
+  'true',
+  '10000',
+  '10001',
+  '1000',
+  '1001',
+  '2147483648',
+  '%00',
+  '１０',
 );
 
 /** A document key: plausible, pooled (so that replacements and deletes meet), or hostile. */
 export const keyArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }) },
-  { weight: 3, arbitrary: fc.constantFrom('https://fuzz.example/p1', 'https://fuzz.example/p2', 'local:p3', 'https://FUZZ.example:443/p1#frag') },
-  { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `https://fuzz.example/${s}`) },
-  { weight: 1, arbitrary: fc.constantFrom(2000, 2001, 4000, 70000).map((n) => `https://e.x/${'k'.repeat(n - 12)}`) },
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      'fuzz.example/no-scheme', 'localhost:8080/x', '/abs/path', '//host/p', 'https:', 'https://', 'https://[::1', 'https://e.x/a\u0000b',
-      'https://e.x/a\tb', 'https://e.x/a\nb', 'https://e.x/\u007f', 'https://e.x/\u202ertl', 'https://e.x/a/../../../etc/passwd',
-      'https://e.x/%2e%2e/%2e%2e/x', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,x', 'JAVASCRIPT:x', 'https://e.x/a#b#c',
-      'https://e.x/\ud800', 'https://e.x/a b', 'https://user:pw@e.x:99999/', 'https://e.x:-1/', 'mailto:a@b', 'https://e.x/?a=[1]',
-      '', ' ', 'https://ex.ample/%ZZ', 'HTTPS://E.X/./a/./b/../c',
+      'https://fuzz.example/p1',
+      'https://fuzz.example/p2',
+      'local:p3',
+      'https://FUZZ.example:443/p1#frag',
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `https://fuzz.example/${s}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(2000, 2001, 4000, 70000).map((n) => `https://e.x/${'k'.repeat(n - 12)}`),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'fuzz.example/no-scheme',
+      'localhost:8080/x',
+      '/abs/path',
+      '//host/p',
+      'https:',
+      'https://',
+      'https://[::1',
+      'https://e.x/a\u0000b',
+      'https://e.x/a\tb',
+      'https://e.x/a\nb',
+      'https://e.x/\u007f',
+      'https://e.x/\u202ertl',
+      'https://e.x/a/../../../etc/passwd',
+      'https://e.x/%2e%2e/%2e%2e/x',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'JAVASCRIPT:x',
+      'https://e.x/a#b#c',
+      'https://e.x/\ud800',
+      'https://e.x/a b',
+      'https://user:pw@e.x:99999/',
+      'https://e.x:-1/',
+      'mailto:a@b',
+      'https://e.x/?a=[1]',
+      '',
+      ' ',
+      'https://ex.ample/%ZZ',
+      'HTTPS://E.X/./a/./b/../c',
     ),
   },
   { weight: 1, arbitrary: weirdText },
@@ -143,28 +221,86 @@ function queryString(pairs: [string, string][]): string {
 const keyParams: fc.Arbitrary<[string, string][]> = fc.oneof(
   { weight: 12, arbitrary: keyArb.map((k): [string, string][] => [['key', percentEncode(k)]]) },
   { weight: 3, arbitrary: keyArb.chain(wireValue).map((v): [string, string][] => [['key', v]]) },
-  { weight: 1, arbitrary: fc.tuple(keyArb, keyArb).map(([a, b]): [string, string][] => [['key', percentEncode(a)], ['key', percentEncode(b)]]) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(keyArb, keyArb).map(([a, b]): [string, string][] => [
+      ['key', percentEncode(a)],
+      ['key', percentEncode(b)],
+    ]),
+  },
   { weight: 1, arbitrary: keyArb.map((a): [string, string][] => [['key[]', percentEncode(a)]]) },
-  { weight: 1, arbitrary: fc.constantFrom<[string, string][]>([], [['key', '']], [['key', '\u0001']], [['KEY', 'https%3A%2F%2Fe.x%2F']]) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<[string, string][]>(
+      [],
+      [['key', '']],
+      [['key', '\u0001']],
+      [['KEY', 'https%3A%2F%2Fe.x%2F']],
+    ),
+  },
 );
 
 const extraParams: fc.Arbitrary<[string, string][]> = fc.array(
   fc.tuple(
-    fc.constantFrom('filters', 'wait', 'target', 'vacuum-type', 'x', '__proto__', 'constructor', 'a[b]', '%00', 'key'),
-    fc.oneof(hugeNumber, weirdText.map(percentEncode), fc.constantFrom('true', 'false', 'MERGE', 'RE_INDEX', 'merge', 'JsonFilter', 'HtmlFilter,XmlFilter', 'NoSuchFilter', ',,,')),
+    fc.constantFrom(
+      'filters',
+      'wait',
+      'target',
+      'vacuum-type',
+      'x',
+      '__proto__',
+      'constructor',
+      'a[b]',
+      '%00',
+      'key',
+    ),
+    fc.oneof(
+      hugeNumber,
+      weirdText.map(percentEncode),
+      fc.constantFrom(
+        'true',
+        'false',
+        'MERGE',
+        'RE_INDEX',
+        'merge',
+        'JsonFilter',
+        'HtmlFilter,XmlFilter',
+        'NoSuchFilter',
+        ',,,',
+      ),
+    ),
   ),
   { maxLength: 2 },
 );
 
 const contentTypeArb = mostly(
-  fc.constantFrom('text/plain', 'text/html; charset=utf-8', 'application/json', 'application/xml', 'application/octet-stream'),
-  fc.oneof(
   fc.constantFrom(
-    'text/plain', 'text/html; charset=utf-8', 'application/json', 'application/xml', 'text/xml; charset=ISO-8859-1', 'application/pdf', '',
-    'garbage', 'multipart/form-data', 'text/plain; charset=ebcdic', 'a/b; c="unterminated', '*/*', 'text/plain;;;charset==',
-    'application/x-www-form-urlencoded', `text/plain; ${'p=v;'.repeat(2000)}`, 'text/html; charset=\u00ff\u00fe',
+    'text/plain',
+    'text/html; charset=utf-8',
+    'application/json',
+    'application/xml',
+    'application/octet-stream',
   ),
-  fc.string({ maxLength: 40 }).map(utf8Bytes),
+  fc.oneof(
+    fc.constantFrom(
+      'text/plain',
+      'text/html; charset=utf-8',
+      'application/json',
+      'application/xml',
+      'text/xml; charset=ISO-8859-1',
+      'application/pdf',
+      '',
+      'garbage',
+      'multipart/form-data',
+      'text/plain; charset=ebcdic',
+      'a/b; c="unterminated',
+      '*/*',
+      'text/plain;;;charset==',
+      'application/x-www-form-urlencoded',
+      `text/plain; ${'p=v;'.repeat(2000)}`,
+      'text/html; charset=\u00ff\u00fe',
+    ),
+    fc.string({ maxLength: 40 }).map(utf8Bytes),
   ),
   3,
 );
@@ -174,14 +310,45 @@ const metadataHeaderArb: fc.Arbitrary<[string, string]> = mostly<[string, string
   // Valid on the wire: token names, values of printable ASCII or UTF-8 bytes (obs-text).
   fc.tuple(
     fc.constantFrom('X-Service-Push-Metadata-', 'x-service-push-metadata-', 'X-Funnelback-Push-Meta-Data-'),
-    fc.oneof(fc.constantFrom('title', 'Title', 'author', 'a.b-c_d', 'X-Service-Push-Received-Time', '__proto__', 'constructor', 'n'.repeat(2000)), fc.string({ unit: fc.constantFrom(...'abcXYZ019-_.!#$%&\'*+^`|~'), minLength: 1, maxLength: 20 })),
-    fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 20 }).map(utf8Bytes), fc.constantFrom('\xff\xfe\xc3\x28', '\xed\xa0\x80', '=?utf-8?B?w6k=?=', ' padded ', '', 'a, b, c', 'v'.repeat(10_000))),
+    fc.oneof(
+      fc.constantFrom(
+        'title',
+        'Title',
+        'author',
+        'a.b-c_d',
+        'X-Service-Push-Received-Time',
+        '__proto__',
+        'constructor',
+        'n'.repeat(2000),
+      ),
+      fc.string({ unit: fc.constantFrom(..."abcXYZ019-_.!#$%&'*+^`|~"), minLength: 1, maxLength: 20 }),
+    ),
+    fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }).map(utf8Bytes),
+      fc.constantFrom(
+        '\xff\xfe\xc3\x28',
+        '\xed\xa0\x80',
+        '=?utf-8?B?w6k=?=',
+        ' padded ',
+        '',
+        'a, b, c',
+        'v'.repeat(10_000),
+      ),
+    ),
   ),
   // Names and values the HTTP parser must refuse (non-token names, control bytes), or too large.
   fc.tuple(
     fc.constantFrom('X-Service-Push-Metadata-', 'X-Service-Push-Metadata'),
-    fc.oneof(fc.constantFrom('', 'é', 'a b', 'a:b'), fc.string({ unit: 'grapheme', maxLength: 8 }).map(utf8Bytes)),
-    fc.oneof(weirdText.map(utf8Bytes), fc.uint8Array({ maxLength: 30 }).map((b) => Buffer.from(b).toString('latin1')), fc.constant('v'.repeat(70_000))),
+    fc.oneof(
+      fc.constantFrom('', 'é', 'a b', 'a:b'),
+      fc.string({ unit: 'grapheme', maxLength: 8 }).map(utf8Bytes),
+    ),
+    fc.oneof(
+      weirdText.map(utf8Bytes),
+      fc.uint8Array({ maxLength: 30 }).map((b) => Buffer.from(b).toString('latin1')),
+      fc.constant('v'.repeat(70_000)),
+    ),
   ),
   8,
 ).map(([prefix, name, value]) => [prefix + name, value]);
@@ -189,13 +356,19 @@ const metadataHeaderArb: fc.Arbitrary<[string, string]> = mostly<[string, string
 const bodyArb: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 600 }),
   fc.string({ unit: 'grapheme', maxLength: 200 }).map((s) => Buffer.from(s)),
-  fc.constantFrom(
-    '<html><head><title>t</title><meta name="a" content="b"></head><body>fuzz body</body></html>',
-    '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e SYSTEM "file:///etc/passwd">]><a>&e;</a>',
-    '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY l "ll"><!ENTITY l2 "&l;&l;&l;&l;&l;&l;&l;&l;"><!ENTITY l3 "&l2;&l2;&l2;&l2;&l2;&l2;&l2;&l2;">]><r>&l3;&l3;&l3;</r>',
-    '{"a": [1, 2, {"b": null}], "title": "x"}', '{"a":', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[',
-    '<html>'.repeat(3000), '', '\u0000\u0000\u0000',
-  ).map((s) => Buffer.from(s)),
+  fc
+    .constantFrom(
+      '<html><head><title>t</title><meta name="a" content="b"></head><body>fuzz body</body></html>',
+      '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e SYSTEM "file:///etc/passwd">]><a>&e;</a>',
+      '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY l "ll"><!ENTITY l2 "&l;&l;&l;&l;&l;&l;&l;&l;"><!ENTITY l3 "&l2;&l2;&l2;&l2;&l2;&l2;&l2;&l2;">]><r>&l3;&l3;&l3;</r>',
+      '{"a": [1, 2, {"b": null}], "title": "x"}',
+      '{"a":',
+      '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[',
+      '<html>'.repeat(3000),
+      '',
+      '\u0000\u0000\u0000',
+    )
+    .map((s) => Buffer.from(s)),
 );
 
 const framingArb: fc.Arbitrary<Framing> = mostly(
@@ -203,7 +376,20 @@ const framingArb: fc.Arbitrary<Framing> = mostly(
   fc.constantFrom<Framing>('none', 'huge-length', 'bad-length', 'bad-chunked'),
 );
 
-const methodArb = fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'TRACE', 'FOO', 'get', 'PROPFIND', 'M-SEARCH');
+const methodArb = fc.constantFrom(
+  'GET',
+  'PUT',
+  'POST',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'TRACE',
+  'FOO',
+  'get',
+  'PROPFIND',
+  'M-SEARCH',
+);
 
 function pushPath(version: string, collection: string, rest: string): string {
   return `/push-api/${version}/collections/${collection}${rest}`;
@@ -225,42 +411,88 @@ const documentsPut = fc
     framing: framingArb,
     auth: pushAuthArb,
   })
-  .map(
-    (r): HostileRequest => ({
-      family: 'documents PUT',
-      method: r.method,
-      target: pushPath(r.version, r.collection, `/documents${queryString([...r.key, ...r.extra])}`),
-      headers: [...(r.contentType === undefined ? [] : [['Content-Type', r.contentType] as [string, string]]), ...r.metadata],
-      body: r.body,
-      framing: r.framing,
-      auth: r.auth,
-    }),
-  );
+  .map((r): HostileRequest => ({
+    family: 'documents PUT',
+    method: r.method,
+    target: pushPath(r.version, r.collection, `/documents${queryString([...r.key, ...r.extra])}`),
+    headers: [
+      ...(r.contentType === undefined ? [] : [['Content-Type', r.contentType] as [string, string]]),
+      ...r.metadata,
+    ],
+    body: r.body,
+    framing: r.framing,
+    auth: r.auth,
+  }));
 
 /** A multipart body built right, then possibly broken: truncated, wrong boundary, garbage parts. */
 const multipartArb = fc
   .record({
     boundary: fc.oneof(
-      fc.constantFrom('b1', 'fuzz-boundary', '----WebKitFormBoundary7MA4YWxkTrZu0gW', 'x'.repeat(71), 'x'.repeat(5000), 'a b', '"q"', ''),
-      fc.string({ unit: fc.constantFrom(...'abcXYZ0189\'()+_,-./:=? '), minLength: 1, maxLength: 70 }),
+      fc.constantFrom(
+        'b1',
+        'fuzz-boundary',
+        '----WebKitFormBoundary7MA4YWxkTrZu0gW',
+        'x'.repeat(71),
+        'x'.repeat(5000),
+        'a b',
+        '"q"',
+        '',
+      ),
+      fc.string({ unit: fc.constantFrom(..."abcXYZ0189'()+_,-./:=? "), minLength: 1, maxLength: 70 }),
     ),
     declared: mostly(fc.constantFrom('same', 'quoted'), fc.constantFrom('other', 'missing', 'empty')),
-    subtype: mostly(fc.constantFrom('form-data', 'mixed'), fc.constantFrom('related', 'alternative', 'byteranges')),
+    subtype: mostly(
+      fc.constantFrom('form-data', 'mixed'),
+      fc.constantFrom('related', 'alternative', 'byteranges'),
+    ),
     parts: fc.array(
       fc.record({
-        name: mostly(fc.constantFrom('content', 'metadata'), fc.constantFrom('metdata', '', 'CONTENT', 'content"; filename="../../x', 'é')),
+        name: mostly(
+          fc.constantFrom('content', 'metadata'),
+          fc.constantFrom('metdata', '', 'CONTENT', 'content"; filename="../../x', 'é'),
+        ),
         disposition: mostly(fc.constant('form-data'), fc.constantFrom('attachment', 'inline', '')),
-        contentType: fc.option(fc.constantFrom('text/plain', 'application/json', 'text/html', 'application/octet-stream', 'garbage', 'application/json; charset=latin1'), { nil: undefined }),
+        contentType: fc.option(
+          fc.constantFrom(
+            'text/plain',
+            'application/json',
+            'text/html',
+            'application/octet-stream',
+            'garbage',
+            'application/json; charset=latin1',
+          ),
+          { nil: undefined },
+        ),
         body: fc.oneof(
           bodyArb,
-          fc.dictionary(weirdText, fc.oneof(weirdText, fc.array(weirdText, { maxLength: 3 }), fc.integer(), fc.constant(null)), { maxKeys: 4 }).map((d) => Buffer.from(JSON.stringify(d))),
-          fc.constantFrom('{"title": "t", "multi": ["a", "b\\nc"]}', '{"a": {"nested": 1}}', '[]', 'null', '"s"', '{"x": "\\ud800"}', '{"__proto__": {"polluted": "yes"}}').map((s) => Buffer.from(s)),
+          fc
+            .dictionary(
+              weirdText,
+              fc.oneof(weirdText, fc.array(weirdText, { maxLength: 3 }), fc.integer(), fc.constant(null)),
+              { maxKeys: 4 },
+            )
+            .map((d) => Buffer.from(JSON.stringify(d))),
+          fc
+            .constantFrom(
+              '{"title": "t", "multi": ["a", "b\\nc"]}',
+              '{"a": {"nested": 1}}',
+              '[]',
+              'null',
+              '"s"',
+              '{"x": "\\ud800"}',
+              '{"__proto__": {"polluted": "yes"}}',
+            )
+            .map((s) => Buffer.from(s)),
           fc.constant(Buffer.from([0xff, 0xfe, 0x7b, 0xc3, 0x28, 0x7d])),
         ),
       }),
       { maxLength: 4 },
     ),
-    damage: mostly(fc.constant('none'), fc.constantFrom('truncate', 'no-final', 'no-crlf', 'prefix-garbage', 'lf-only', 'double'), 3),
+    damage: mostly(
+      fc.constant('none'),
+      fc.constantFrom('truncate', 'no-final', 'no-crlf', 'prefix-garbage', 'lf-only', 'double'),
+      3,
+    ),
     cut: fc.nat(),
   })
   .map((m) => {
@@ -268,17 +500,31 @@ const multipartArb = fc
     const crlf = m.damage === 'lf-only' ? '\n' : '\r\n';
     for (const part of m.parts) {
       let head = `--${m.boundary}${crlf}`;
-      if (part.disposition !== '') head += `Content-Disposition: ${part.disposition}; name="${part.name}"${crlf}`;
+      if (part.disposition !== '')
+        head += `Content-Disposition: ${part.disposition}; name="${part.name}"${crlf}`;
       if (part.contentType !== undefined) head += `Content-Type: ${part.contentType}${crlf}`;
-      chunks.push(Buffer.from(utf8Bytes(head + crlf), 'latin1'), Buffer.from(part.body), Buffer.from(m.damage === 'no-crlf' ? '' : crlf));
+      chunks.push(
+        Buffer.from(utf8Bytes(head + crlf), 'latin1'),
+        Buffer.from(part.body),
+        Buffer.from(m.damage === 'no-crlf' ? '' : crlf),
+      );
     }
     if (m.damage !== 'no-final') chunks.push(Buffer.from(`--${m.boundary}--${crlf}`, 'latin1'));
     let body = Buffer.concat(chunks);
     if (m.damage === 'truncate') body = body.subarray(0, m.cut % (body.length + 1));
-    if (m.damage === 'prefix-garbage') body = Buffer.concat([Buffer.from('garbage before the first boundary\r\n'), body]);
+    if (m.damage === 'prefix-garbage')
+      body = Buffer.concat([Buffer.from('garbage before the first boundary\r\n'), body]);
     if (m.damage === 'double') body = Buffer.concat([body, body]);
     const boundaryParam =
-      m.declared === 'same' ? `; boundary=${m.boundary}` : m.declared === 'other' ? '; boundary=not-the-one' : m.declared === 'quoted' ? `; boundary="${m.boundary}"` : m.declared === 'empty' ? '; boundary=' : '';
+      m.declared === 'same'
+        ? `; boundary=${m.boundary}`
+        : m.declared === 'other'
+          ? '; boundary=not-the-one'
+          : m.declared === 'quoted'
+            ? `; boundary="${m.boundary}"`
+            : m.declared === 'empty'
+              ? '; boundary='
+              : '';
     return { contentType: utf8Bytes(`multipart/${m.subtype}${boundaryParam}`), body: new Uint8Array(body) };
   });
 
@@ -295,20 +541,27 @@ const contentAndMetadata = fc
     framing: framingArb,
     auth: pushAuthArb,
   })
-  .map(
-    (r): HostileRequest => ({
-      family: 'content-and-metadata',
-      method: r.method,
-      target: pushPath(r.version, r.collection, `/documents/content-and-metadata${queryString([...r.key, ...r.extra])}`),
-      headers: [['Content-Type', r.otherType ?? r.multipart.contentType], ...r.metadata],
-      body: r.multipart.body,
-      framing: r.framing,
-      auth: r.auth,
-    }),
-  );
+  .map((r): HostileRequest => ({
+    family: 'content-and-metadata',
+    method: r.method,
+    target: pushPath(
+      r.version,
+      r.collection,
+      `/documents/content-and-metadata${queryString([...r.key, ...r.extra])}`,
+    ),
+    headers: [['Content-Type', r.otherType ?? r.multipart.contentType], ...r.metadata],
+    body: r.multipart.body,
+    framing: r.framing,
+    auth: r.auth,
+  }));
 
 /** A request without a meaningful body on a push route (GET/DELETE documents, redirects, commit, vacuum, state...). */
-function pushRoute(family: string, methods: string[], rest: fc.Arbitrary<string>, collection = collectionArb): fc.Arbitrary<HostileRequest> {
+function pushRoute(
+  family: string,
+  methods: string[],
+  rest: fc.Arbitrary<string>,
+  collection = collectionArb,
+): fc.Arbitrary<HostileRequest> {
   return fc
     .record({
       version: versionArb,
@@ -342,13 +595,28 @@ const redirects = pushRoute(
   ['PUT', 'PUT', 'DELETE', 'GET', 'POST'],
   fc
     .tuple(keyParams, fc.option(keyArb.chain(wireValue), { nil: undefined }), extraParams)
-    .map(([k, t, e]) => `/redirects${queryString([...k, ...(t === undefined ? [] : ([['target', t]] as [string, string][])), ...e])}`),
+    .map(
+      ([k, t, e]) =>
+        `/redirects${queryString([...k, ...(t === undefined ? [] : ([['target', t]] as [string, string][])), ...e])}`,
+    ),
 );
 
 const commit = pushRoute(
   'commit',
   ['POST', 'POST', 'POST', 'GET', 'PUT'],
-  fc.array(fc.tuple(fc.constantFrom('wait', 'wait', 'wait[]', 'x'), mostly(fc.constantFrom('true', 'false'), fc.oneof(hugeNumber, fc.constantFrom('TRUE', '0', '1', 'yes')), 2)), { maxLength: 2 }).map((p) => `/commit${queryString(p)}`),
+  fc
+    .array(
+      fc.tuple(
+        fc.constantFrom('wait', 'wait', 'wait[]', 'x'),
+        mostly(
+          fc.constantFrom('true', 'false'),
+          fc.oneof(hugeNumber, fc.constantFrom('TRUE', '0', '1', 'yes')),
+          2,
+        ),
+      ),
+      { maxLength: 2 },
+    )
+    .map((p) => `/commit${queryString(p)}`),
 );
 
 const vacuum = pushRoute(
@@ -358,24 +626,44 @@ const vacuum = pushRoute(
     .array(
       fc.tuple(
         fc.constantFrom('vacuum-type', 'vacuum-type', 'wait', 'vacuum-type[]'),
-        mostly(fc.constantFrom('MERGE', 'RE_INDEX', 'true', 'false'), fc.oneof(hugeNumber, fc.constantFrom('merge', 'MERGE,RE_INDEX', ''))),
+        mostly(
+          fc.constantFrom('MERGE', 'RE_INDEX', 'true', 'false'),
+          fc.oneof(hugeNumber, fc.constantFrom('merge', 'MERGE,RE_INDEX', '')),
+        ),
       ),
       { maxLength: 3 },
     )
     .map((p) => `/vacuum${queryString(p)}`),
 );
 
-const snapshotName = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...DOCS_SNAPSHOTS) }, fc.constantFrom(...MISSING_SNAPSHOTS), weirdText.map(percentEncode));
+const snapshotName = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...DOCS_SNAPSHOTS) },
+  fc.constantFrom(...MISSING_SNAPSHOTS),
+  weirdText.map(percentEncode),
+);
 const snapshots = pushRoute(
   'snapshot',
   ['PUT', 'PUT', 'GET', 'DELETE', 'POST'],
-  fc.oneof(snapshotName.map((n) => `/snapshot/${n}`), fc.constantFrom('/snapshot', '/snapshot/', '/snapshot//', '/snapshot/a/b')),
+  fc.oneof(
+    snapshotName.map((n) => `/snapshot/${n}`),
+    fc.constantFrom('/snapshot', '/snapshot/', '/snapshot//', '/snapshot/a/b'),
+  ),
 );
 
 /** Restore: on `docs` only from snapshots that do not exist; on other collections from any (with stops in between). */
 const restore = fc.oneof(
-  pushRoute('restore', ['POST', 'POST', 'GET'], fc.constantFrom(...MISSING_SNAPSHOTS).map((n) => `/restore/from-snapshot/${n}`), fc.constant(DOCS)),
-  pushRoute('restore', ['POST'], snapshotName.map((n) => `/restore/from-snapshot/${n}`), fc.constantFrom(SCRATCH, 'nope', '..')),
+  pushRoute(
+    'restore',
+    ['POST', 'POST', 'GET'],
+    fc.constantFrom(...MISSING_SNAPSHOTS).map((n) => `/restore/from-snapshot/${n}`),
+    fc.constant(DOCS),
+  ),
+  pushRoute(
+    'restore',
+    ['POST'],
+    snapshotName.map((n) => `/restore/from-snapshot/${n}`),
+    fc.constantFrom(SCRATCH, 'nope', '..'),
+  ),
   pushRoute('restore (stop first)', ['POST'], fc.constant('/state/stop'), fc.constant(SCRATCH)),
 );
 
@@ -386,21 +674,44 @@ const restore = fc.oneof(
  * checks on `docs` would fail for that reason in many runs. `scratch` is still stopped.
  */
 const stateRoutes = fc.oneof(
-  pushRoute('state', ['GET', 'GET', 'POST', 'DELETE', 'HEAD'], fc.constantFrom('/state', '/state/start', '/state/', '/click-logs')),
-  pushRoute('state', ['POST', 'GET'], fc.constantFrom('/state/stop', '/state/stop/'), fc.constantFrom(SCRATCH, SCRATCH, 'nope', '..', '', 'x'.repeat(300))),
+  pushRoute(
+    'state',
+    ['GET', 'GET', 'POST', 'DELETE', 'HEAD'],
+    fc.constantFrom('/state', '/state/start', '/state/', '/click-logs'),
+  ),
+  pushRoute(
+    'state',
+    ['POST', 'GET'],
+    fc.constantFrom('/state/stop', '/state/stop/'),
+    fc.constantFrom(SCRATCH, SCRATCH, 'nope', '..', '', 'x'.repeat(300)),
+  ),
 );
 
 /** Upgrade preparation, never with administrator credentials (see the file comment). */
 const upgrade = fc
   .record({
     version: versionArb,
-    rest: fc.constantFrom('/upgrade/prepare', '/upgrade/prepare/status', '/upgrade', '/upgrade/prepare/', '/upgrade/prepare/status?x=1'),
+    rest: fc.constantFrom(
+      '/upgrade/prepare',
+      '/upgrade/prepare/status',
+      '/upgrade',
+      '/upgrade/prepare/',
+      '/upgrade/prepare/status?x=1',
+    ),
     method: fc.constantFrom('POST', 'POST', 'GET', 'PUT'),
     auth: fc.constantFrom<Auth>('pusher', 'none', 'wrong-password', 'garbage', 'bogus-token'),
     framing: framingArb,
     body: bodyArb,
   })
-  .map((r): HostileRequest => ({ family: 'upgrade', method: r.method, target: `/push-api/${r.version}${r.rest}`, headers: [], body: r.body, framing: r.framing, auth: r.auth }));
+  .map((r): HostileRequest => ({
+    family: 'upgrade',
+    method: r.method,
+    target: `/push-api/${r.version}${r.rest}`,
+    headers: [],
+    body: r.body,
+    framing: r.framing,
+    auth: r.auth,
+  }));
 
 /**
  * Names the admin API may touch with admin credentials: never `docs`, `admin` or `pusher`,
@@ -422,13 +733,38 @@ const jsonishBody: fc.Arbitrary<Uint8Array> = fc.oneof(
     .record(
       {
         type: fc.constantFrom('push', 'meta', 'PUSH', '', 'other', 1),
-        members: fc.oneof(fc.array(fc.constantFrom(DOCS, SCRATCH, 'nope', '', '..'), { maxLength: 3 }), fc.constant('docs')),
+        members: fc.oneof(
+          fc.array(fc.constantFrom(DOCS, SCRATCH, 'nope', '', '..'), { maxLength: 3 }),
+          fc.constant('docs'),
+        ),
         password: fc.oneof(weirdText, fc.constant('long-enough-password-1')),
-        permissions: fc.array(fc.constantFrom('sec.continuous.rest', 'sec.administer', 'nope', ''), { maxLength: 3 }),
+        permissions: fc.array(fc.constantFrom('sec.continuous.rest', 'sec.administer', 'nope', ''), {
+          maxLength: 3,
+        }),
         collections: fc.array(fc.constantFrom('*', DOCS, SCRATCH, 'nope', ''), { maxLength: 3 }),
         files: fc.dictionary(
-          fc.constantFrom('collection.cfg', 'metamap.cfg', 'xml.cfg', 'gscopes.cfg', 'qie.cfg', 'other.cfg', '../x'),
-          fc.oneof(fc.constant(null), weirdText, fc.constantFrom('push.max-generations=-1', 'collection_type=meta', 'a,1,title', 'PADRE XML Mapping Version: 2\nx,1,,//x[', 'ID [unclosed', '2 .*', 'search.public=false\n')),
+          fc.constantFrom(
+            'collection.cfg',
+            'metamap.cfg',
+            'xml.cfg',
+            'gscopes.cfg',
+            'qie.cfg',
+            'other.cfg',
+            '../x',
+          ),
+          fc.oneof(
+            fc.constant(null),
+            weirdText,
+            fc.constantFrom(
+              'push.max-generations=-1',
+              'collection_type=meta',
+              'a,1,title',
+              'PADRE XML Mapping Version: 2\nx,1,,//x[',
+              'ID [unclosed',
+              '2 .*',
+              'search.public=false\n',
+            ),
+          ),
         ),
       },
       { requiredKeys: [] },
@@ -445,35 +781,64 @@ const adminApi = fc
       adminCollectionName.map((c) => `/admin-api/v1/collections/${c}/config`),
       adminUserName.map((u) => `/admin-api/v1/users/${u}`),
       adminUserName.map((u) => `/admin-api/v1/users/${u}/tokens`),
-      fc.constantFrom('/admin-api/v1/collections', '/admin-api/v1/users', '/admin-api/v1/', '/admin-api/v2/collections'),
+      fc.constantFrom(
+        '/admin-api/v1/collections',
+        '/admin-api/v1/users',
+        '/admin-api/v1/',
+        '/admin-api/v2/collections',
+      ),
     ),
-    readOnlyDocs: fc.constantFrom('/admin-api/v1/collections/docs/config', '/admin-api/v1/collections/docs', '/admin-api/v1/users/admin'),
+    readOnlyDocs: fc.constantFrom(
+      '/admin-api/v1/collections/docs/config',
+      '/admin-api/v1/collections/docs',
+      '/admin-api/v1/users/admin',
+    ),
     useReadOnly: fc.boolean(),
     method: fc.constantFrom('GET', 'PUT', 'PUT', 'DELETE', 'POST', 'HEAD'),
-    contentType: mostly(fc.constant('application/json'), fc.constantFrom(undefined, 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'garbage')),
+    contentType: mostly(
+      fc.constant('application/json'),
+      fc.constantFrom(
+        undefined,
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'garbage',
+      ),
+    ),
     body: jsonishBody,
     framing: framingArb,
     auth: fc.constantFrom<Auth>('admin', 'admin', 'admin', 'pusher', 'none', 'wrong-password', 'bogus-token'),
   })
-  .map(
-    (r): HostileRequest => ({
-      family: 'admin API',
-      // On docs and admin only reads: a PUT could change their configuration or password legitimately.
-      method: r.useReadOnly ? (r.method === 'HEAD' ? 'HEAD' : 'GET') : r.method,
-      target: r.useReadOnly ? r.readOnlyDocs : r.path,
-      headers: r.contentType === undefined ? [] : [['Content-Type', r.contentType]],
-      body: r.body,
-      framing: r.framing,
-      auth: r.auth,
-    }),
-  );
+  .map((r): HostileRequest => ({
+    family: 'admin API',
+    // On docs and admin only reads: a PUT could change their configuration or password legitimately.
+    method: r.useReadOnly ? (r.method === 'HEAD' ? 'HEAD' : 'GET') : r.method,
+    target: r.useReadOnly ? r.readOnlyDocs : r.path,
+    headers: r.contentType === undefined ? [] : [['Content-Type', r.contentType]],
+    body: r.body,
+    framing: r.framing,
+    auth: r.auth,
+  }));
 
 const login = fc
   .record({
-    path: mostly(fc.constant('/admin-api/account/v1/login'), fc.constantFrom('/admin-api/account/v1/session', '/admin-api/account/v1/', '/search/admin/login'), 3),
+    path: mostly(
+      fc.constant('/admin-api/account/v1/login'),
+      fc.constantFrom('/admin-api/account/v1/session', '/admin-api/account/v1/', '/search/admin/login'),
+      3,
+    ),
     method: mostly(fc.constant('POST'), fc.constantFrom('GET', 'DELETE'), 3),
-    contentType: mostly(fc.constantFrom('application/x-www-form-urlencoded', 'application/json'), fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', ''), 3),
-    fields: fc.array(fc.tuple(fc.constantFrom('username', 'password', 'next', 'csrf', 'username'), fc.oneof(weirdText, fc.constantFrom('admin', 'pusher', 'wrong', 'http://evil.example/', '//evil')))),
+    contentType: mostly(
+      fc.constantFrom('application/x-www-form-urlencoded', 'application/json'),
+      fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', ''),
+      3,
+    ),
+    fields: fc.array(
+      fc.tuple(
+        fc.constantFrom('username', 'password', 'next', 'csrf', 'username'),
+        fc.oneof(weirdText, fc.constantFrom('admin', 'pusher', 'wrong', 'http://evil.example/', '//evil')),
+      ),
+    ),
     raw: rarely(bodyArb, 3),
     framing: framingArb,
     auth: fc.constantFrom<Auth>('none', 'none', 'wrong-password', 'garbage', 'bogus-token', 'pusher'),
@@ -496,47 +861,101 @@ const login = fc
 
 const searchParams: fc.Arbitrary<[string, string][]> = fc.array(
   fc.oneof(
-    fc.tuple(fc.constantFrom('collection'), fc.oneof(fc.constantFrom(DOCS, SCRATCH, 'nope', '', '..', 'fz-meta'), weirdText.map(percentEncode))),
+    fc.tuple(
+      fc.constantFrom('collection'),
+      fc.oneof(fc.constantFrom(DOCS, SCRATCH, 'nope', '', '..', 'fz-meta'), weirdText.map(percentEncode)),
+    ),
     fc.tuple(
       fc.constantFrom('query', 'query'),
       fc.oneof(
         weirdText.chain(wireValue),
-        fc.constantFrom('"unclosed', '[a b', '+-+-', 'a:b:c', '*', '**', 't:"x', '-', '"" "" ""', `${'('.repeat(500)}`, 'a '.repeat(2000), 'canarymark OR fuzz').map(percentEncode),
+        fc
+          .constantFrom(
+            '"unclosed',
+            '[a b',
+            '+-+-',
+            'a:b:c',
+            '*',
+            '**',
+            't:"x',
+            '-',
+            '"" "" ""',
+            `${'('.repeat(500)}`,
+            'a '.repeat(2000),
+            'canarymark OR fuzz',
+          )
+          .map(percentEncode),
       ),
     ),
-    fc.tuple(fc.constantFrom('start_rank', 'num_ranks', 'start_rank', 'num_ranks', 'ge_x', 'le_x', 'ge_', 'le_d'), hugeNumber.map(percentEncode)),
-    fc.tuple(fc.constantFrom('gscope1', 'fmo', 'f.Format|f', 'f.', 'f.Missing', 'f.x|', 'facet.x', 'profile', 'form', 'sort', 'collection[]', 'start_rank[]'), weirdText.map(percentEncode)),
+    fc.tuple(
+      fc.constantFrom('start_rank', 'num_ranks', 'start_rank', 'num_ranks', 'ge_x', 'le_x', 'ge_', 'le_d'),
+      hugeNumber.map(percentEncode),
+    ),
+    fc.tuple(
+      fc.constantFrom(
+        'gscope1',
+        'fmo',
+        'f.Format|f',
+        'f.',
+        'f.Missing',
+        'f.x|',
+        'facet.x',
+        'profile',
+        'form',
+        'sort',
+        'collection[]',
+        'start_rank[]',
+      ),
+      weirdText.map(percentEncode),
+    ),
   ),
   { maxLength: 6 },
 );
 
 const search = fc
   .record({
-    path: mostly(fc.constantFrom('/s/search.json', '/s/search.html'), fc.constantFrom('/s/search', '/s/', '/s/search.json/')),
+    path: mostly(
+      fc.constantFrom('/s/search.json', '/s/search.html'),
+      fc.constantFrom('/s/search', '/s/', '/s/search.json/'),
+    ),
     method: mostly(fc.constant('GET'), fc.constantFrom('HEAD', 'POST'), 5),
-    collection: mostly(fc.constantFrom<[string, string][]>([['collection', DOCS]], [['collection', SCRATCH]]), fc.constant<[string, string][]>([]), 5),
+    collection: mostly(
+      fc.constantFrom<[string, string][]>([['collection', DOCS]], [['collection', SCRATCH]]),
+      fc.constant<[string, string][]>([]),
+      5,
+    ),
     query: mostly(
-      fc.constantFrom('canarymark', 'fuzz body', 'title:t', '"check document"', 'canary* -x', '[a b] +c').map((q): [string, string][] => [['query', percentEncode(q)]]),
+      fc
+        .constantFrom('canarymark', 'fuzz body', 'title:t', '"check document"', 'canary* -x', '[a b] +c')
+        .map((q): [string, string][] => [['query', percentEncode(q)]]),
       fc.constant<[string, string][]>([]),
       3,
     ),
     params: searchParams,
-    framing: mostly(fc.constant<Framing>('none'), fc.constantFrom<Framing>('length', 'huge-length', 'bad-length'), 5),
+    framing: mostly(
+      fc.constant<Framing>('none'),
+      fc.constantFrom<Framing>('length', 'huge-length', 'bad-length'),
+      5,
+    ),
     body: bodyArb,
-    auth: mostly(fc.constant<Auth>('none'), fc.constantFrom<Auth>('pusher', 'wrong-password', 'garbage', 'bogus-token'), 3),
-    accept: fc.option(fc.constantFrom('text/html', 'application/json', '*/*', 'image/png', '\xff'), { nil: undefined }),
-  })
-  .map(
-    (r): HostileRequest => ({
-      family: 'search',
-      method: r.method,
-      target: `${r.path}${queryString([...r.collection, ...r.query, ...r.params])}`,
-      headers: r.accept === undefined ? [] : [['Accept', r.accept]],
-      body: r.body,
-      framing: r.framing,
-      auth: r.auth,
+    auth: mostly(
+      fc.constant<Auth>('none'),
+      fc.constantFrom<Auth>('pusher', 'wrong-password', 'garbage', 'bogus-token'),
+      3,
+    ),
+    accept: fc.option(fc.constantFrom('text/html', 'application/json', '*/*', 'image/png', '\xff'), {
+      nil: undefined,
     }),
-  );
+  })
+  .map((r): HostileRequest => ({
+    family: 'search',
+    method: r.method,
+    target: `${r.path}${queryString([...r.collection, ...r.query, ...r.params])}`,
+    headers: r.accept === undefined ? [] : [['Accept', r.accept]],
+    body: r.body,
+    framing: r.framing,
+    auth: r.auth,
+  }));
 
 const clickRedirect = fc
   .record({
@@ -546,21 +965,96 @@ const clickRedirect = fc
         fc.oneof(
           hugeNumber,
           keyArb.chain(wireValue),
-          fc.constantFrom(DOCS, 'https://evil.example/', '//evil.example', 'javascript:alert(1)', '0'.repeat(64), 'a'.repeat(10_000), '%0d%0aSet-Cookie:%20x=1'),
+          fc.constantFrom(
+            DOCS,
+            'https://evil.example/',
+            '//evil.example',
+            'javascript:alert(1)',
+            '0'.repeat(64),
+            'a'.repeat(10_000),
+            '%0d%0aSet-Cookie:%20x=1',
+          ),
         ),
       ),
       { maxLength: 6 },
     ),
     auth: fc.constantFrom<Auth>('none', 'pusher', 'garbage'),
   })
-  .map((r): HostileRequest => ({ family: 's/redirect', method: 'GET', target: `/s/redirect${queryString(r.params)}`, headers: [], body: new Uint8Array(), framing: 'none', auth: r.auth }));
+  .map((r): HostileRequest => ({
+    family: 's/redirect',
+    method: 'GET',
+    target: `/s/redirect${queryString(r.params)}`,
+    headers: [],
+    body: new Uint8Array(),
+    framing: 'none',
+    auth: r.auth,
+  }));
 
 const PATH_SEGMENTS = [
-  'push-api', 'v1', 'v2', 'collections', DOCS, SCRATCH, 'documents', 'content-and-metadata', 'redirects', 'commit', 'vacuum', 'snapshot',
-  'restore', 'from-snapshot', 'state', 'stop', 'upgrade', 'prepare', 'status', 'admin-api', 'account', 'login', 'session', 'users',
-  'config', 's', 'search.json', 'search.html', 'redirect', 'search', 'admin', 'api-ui', 'openapi.json', 'metrics', 'health', 'ready',
-  'static', 'index.html', 'admin.css', 'click-logs', '..', '.', '%2e%2e', '%2E%2E%2F', '%2e', '%00', '%', '%zz', '%ff', '%c0%ae%c0%ae',
-  '', '~', ';', '%2F', '\\..\\', '..;', 'é', '\u0000', '\t', ' ', '?', '#', '*', '%ED%A0%80',
+  'push-api',
+  'v1',
+  'v2',
+  'collections',
+  DOCS,
+  SCRATCH,
+  'documents',
+  'content-and-metadata',
+  'redirects',
+  'commit',
+  'vacuum',
+  'snapshot',
+  'restore',
+  'from-snapshot',
+  'state',
+  'stop',
+  'upgrade',
+  'prepare',
+  'status',
+  'admin-api',
+  'account',
+  'login',
+  'session',
+  'users',
+  'config',
+  's',
+  'search.json',
+  'search.html',
+  'redirect',
+  'search',
+  'admin',
+  'api-ui',
+  'openapi.json',
+  'metrics',
+  'health',
+  'ready',
+  'static',
+  'index.html',
+  'admin.css',
+  'click-logs',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2E%2E%2F',
+  '%2e',
+  '%00',
+  '%',
+  '%zz',
+  '%ff',
+  '%c0%ae%c0%ae',
+  '',
+  '~',
+  ';',
+  '%2F',
+  '\\..\\',
+  '..;',
+  'é',
+  '\u0000',
+  '\t',
+  ' ',
+  '?',
+  '#',
+  '*',
+  '%ED%A0%80',
 ];
 
 /** Free-form paths mixing real segments with traversal and encoding tricks; never admin credentials. */
@@ -575,28 +1069,32 @@ const randomPath = fc
       ),
       { maxLength: 9 },
     ),
-    query: fc.option(fc.tuple(keyParams, extraParams).map(([k, e]) => queryString([...k, ...e])), { nil: '' }),
+    query: fc.option(
+      fc.tuple(keyParams, extraParams).map(([k, e]) => queryString([...k, ...e])),
+      { nil: '' },
+    ),
     method: methodArb,
     contentType: rarely(contentTypeArb, 1),
     body: bodyArb,
     framing: framingArb,
     auth: fc.constantFrom<Auth>('pusher', 'pusher', 'none', 'wrong-password', 'garbage', 'bogus-token'),
-    cookie: rarely(fc.constantFrom('session=x', 'session=; csrf=', `session=${'a'.repeat(5000)}`, 'a=b; a=c', '\xff=\xfe'), 3),
+    cookie: rarely(
+      fc.constantFrom('session=x', 'session=; csrf=', `session=${'a'.repeat(5000)}`, 'a=b; a=c', '\xff=\xfe'),
+      3,
+    ),
   })
-  .map(
-    (r): HostileRequest => ({
-      family: 'random path',
-      method: r.method,
-      target: `${r.prefix}${r.segments.join('/')}${r.query}`,
-      headers: [
-        ...(r.contentType === undefined ? [] : [['Content-Type', r.contentType] as [string, string]]),
-        ...(r.cookie === undefined ? [] : [['Cookie', r.cookie] as [string, string]]),
-      ],
-      body: r.body,
-      framing: r.framing,
-      auth: r.auth,
-    }),
-  )
+  .map((r): HostileRequest => ({
+    family: 'random path',
+    method: r.method,
+    target: `${r.prefix}${r.segments.join('/')}${r.query}`,
+    headers: [
+      ...(r.contentType === undefined ? [] : [['Content-Type', r.contentType] as [string, string]]),
+      ...(r.cookie === undefined ? [] : [['Cookie', r.cookie] as [string, string]]),
+    ],
+    body: r.body,
+    framing: r.framing,
+    auth: r.auth,
+  }))
   // The stop of `docs` is left out on purpose (see stateRoutes).
   .filter((r) => !/collections\/docs\/state\/stop/i.test(r.target));
 
@@ -631,7 +1129,11 @@ export interface Credentials {
  * after its first answer and a lying body cannot be mistaken for a next request's wait.
  */
 export function renderRequest(request: HostileRequest, credentials: Credentials): Buffer {
-  const lines: string[] = [`${request.method} ${request.target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'];
+  const lines: string[] = [
+    `${request.method} ${request.target} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Connection: close',
+  ];
   if (request.auth === 'admin') lines.push(`Authorization: ${credentials.admin}`);
   if (request.auth === 'pusher') lines.push(`Authorization: ${credentials.pusher}`);
   if (request.auth === 'wrong-password') lines.push(`Authorization: ${credentials.wrongPassword}`);
@@ -662,12 +1164,27 @@ export function renderRequest(request: HostileRequest, credentials: Credentials)
       payload = body;
       break;
     case 'bad-length':
-      lines.push(`Content-Length: ${['-1', 'abc', '1e3', '0x10', '5, 5', '18446744073709551616', '+5'][body.length % 7]}`);
+      lines.push(
+        `Content-Length: ${['-1', 'abc', '1e3', '0x10', '5, 5', '18446744073709551616', '+5'][body.length % 7]}`,
+      );
       break;
     case 'bad-chunked':
-      lines.push(['Transfer-Encoding: chunked', 'Transfer-Encoding: chunked', 'Transfer-Encoding: gzip, chunked'][body.length % 3]!);
+      lines.push(
+        ['Transfer-Encoding: chunked', 'Transfer-Encoding: chunked', 'Transfer-Encoding: gzip, chunked'][
+          body.length % 3
+        ]!,
+      );
       if (body.length % 5 === 0) lines.push('Content-Length: 3');
-      payload = Buffer.from(['zz\r\nabc\r\n0\r\n\r\n', '5\r\nabc\r\n0\r\n\r\n', '-1\r\n\r\n0\r\n\r\n', 'ffffffffffffffffffff\r\nx\r\n0\r\n\r\n', '3;ext="\xff"\r\nabc\r\n0\r\n\r\n'][body.length % 5]!, 'latin1');
+      payload = Buffer.from(
+        [
+          'zz\r\nabc\r\n0\r\n\r\n',
+          '5\r\nabc\r\n0\r\n\r\n',
+          '-1\r\n\r\n0\r\n\r\n',
+          'ffffffffffffffffffff\r\nx\r\n0\r\n\r\n',
+          '3;ext="\xff"\r\nabc\r\n0\r\n\r\n',
+        ][body.length % 5]!,
+        'latin1',
+      );
       break;
     case 'none':
       break;

@@ -18,7 +18,14 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { ADMIN_AUTH, TEST_SECURITY, basicAuth, tempHome } from '../http/helpers.js';
-import { DOCS, SCRATCH, hostileRequestArb, renderRequest, type Credentials, type HostileRequest } from './hostile-requests.js';
+import {
+  DOCS,
+  SCRATCH,
+  hostileRequestArb,
+  renderRequest,
+  type Credentials,
+  type HostileRequest,
+} from './hostile-requests.js';
 import { printable, rawRequest, type RawOutcome } from './raw-http.js';
 
 const LONG = process.env.PUSHSEARCH_LONG_TESTS === '1';
@@ -27,7 +34,8 @@ const NUM_RUNS = LONG ? 30_000 : 3000;
 /** Valid-request checks every this many hostile requests. */
 const CHECK_EVERY = LONG ? 500 : 150;
 /** `PUSHSEARCH_FUZZ_SEED=<n>` replays the run that fast-check reported with that seed. */
-const SEED = process.env.PUSHSEARCH_FUZZ_SEED === undefined ? {} : { seed: Number(process.env.PUSHSEARCH_FUZZ_SEED) };
+const SEED =
+  process.env.PUSHSEARCH_FUZZ_SEED === undefined ? {} : { seed: Number(process.env.PUSHSEARCH_FUZZ_SEED) };
 /** Longest a single hostile request may go unanswered. */
 const ANSWER_TIMEOUT_MS = 15_000;
 
@@ -77,18 +85,28 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
     const user = await fetch(`${server.url}/admin-api/v1/users/pusher`, {
       method: 'PUT',
       headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
-      body: JSON.stringify({ password: PUSHER_PASSWORD, permissions: ['sec.continuous.rest'], collections: [DOCS, SCRATCH] }),
+      body: JSON.stringify({
+        password: PUSHER_PASSWORD,
+        permissions: ['sec.continuous.rest'],
+        collections: [DOCS, SCRATCH],
+      }),
     });
     assert.equal(user.status, 200, await user.text());
     // A first commit on scratch: a snapshot of a never-committed collection is a known bug
     // (see the todo test below) that the fuzz would otherwise hit in every run.
-    const put = await fetch(`${server.url}/push-api/v1/collections/${SCRATCH}/documents?key=https%3A%2F%2Fscratch.example%2F`, {
-      method: 'PUT',
-      headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' },
-      body: 'scratch',
-    });
+    const put = await fetch(
+      `${server.url}/push-api/v1/collections/${SCRATCH}/documents?key=https%3A%2F%2Fscratch.example%2F`,
+      {
+        method: 'PUT',
+        headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' },
+        body: 'scratch',
+      },
+    );
     assert.equal(put.status, 200, await put.text());
-    const commit = await fetch(`${server.url}/push-api/v1/collections/${SCRATCH}/commit`, { method: 'POST', headers: { authorization: ADMIN_AUTH } });
+    const commit = await fetch(`${server.url}/push-api/v1/collections/${SCRATCH}/commit`, {
+      method: 'POST',
+      headers: { authorization: ADMIN_AUTH },
+    });
     assert.equal(commit.status, 200, await commit.text());
   });
 
@@ -127,14 +145,20 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       const error = JSON.parse(text) as { status?: unknown; error?: unknown; message?: unknown };
       assert.equal(error.status, status, `error body without its status: ${what()}`);
       assert.match(String(error.error), /^[A-Z][A-Z_]+$/, `error body without a stable code: ${what()}`);
-      assert.ok(typeof error.message === 'string' && error.message !== '', `error body without a message: ${what()}`);
+      assert.ok(
+        typeof error.message === 'string' && error.message !== '',
+        `error body without a message: ${what()}`,
+      );
     }
     if (status < 500) return;
     assert.equal(status, 503, `server error: ${what()}`);
     if (request.method === 'HEAD') return; // no body to carry the reason
     if (/json/.test(headers['content-type'] ?? '')) {
       const reason = JSON.parse(text) as { error?: unknown; message?: unknown };
-      assert.ok(typeof reason.error === 'string' && typeof reason.message === 'string' && reason.message !== '', `503 without a reason: ${what()}`);
+      assert.ok(
+        typeof reason.error === 'string' && typeof reason.message === 'string' && reason.message !== '',
+        `503 without a reason: ${what()}`,
+      );
     } else {
       assert.ok(text.trim() !== '', `503 without a reason: ${what()}`);
     }
@@ -170,7 +194,10 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
 
   async function sendHostile(request: HostileRequest): Promise<void> {
     const bytes = renderRequest(request, CREDENTIALS);
-    const outcome = await rawRequest(server.port, bytes, { timeoutMs: ANSWER_TIMEOUT_MS, head: request.method === 'HEAD' });
+    const outcome = await rawRequest(server.port, bytes, {
+      timeoutMs: ANSWER_TIMEOUT_MS,
+      head: request.method === 'HEAD',
+    });
     sent++;
     const label = `${request.family} ${outcome.kind === 'answer' ? `${outcome.status}${errorCode(outcome.body)}` : outcome.kind}`;
     statuses.set(label, (statuses.get(label) ?? 0) + 1);
@@ -183,26 +210,47 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
     const round = canaries.size;
     const key = `https://canary.invalid/${runId}/${round}`;
     const content = `canarymark check document ${round}`;
-    const put = await fetch(`${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(key)}`, {
-      method: 'PUT',
-      headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain', 'x-service-push-metadata-round': String(round) },
-      body: content,
-    });
+    const put = await fetch(
+      `${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(key)}`,
+      {
+        method: 'PUT',
+        headers: {
+          authorization: ADMIN_AUTH,
+          'content-type': 'text/plain',
+          'x-service-push-metadata-round': String(round),
+        },
+        body: content,
+      },
+    );
     const putText = await put.text();
     assert.equal(put.status, 200, `valid PUT after ${sent} hostile requests: ${putText}\n${pushLogTail()}`);
     const storedKey = (JSON.parse(putText) as { storedKeys: string[] }).storedKeys[0]!;
     canaries.set(storedKey, content);
     acknowledged.set(storedKey, 'check PUT');
 
-    const commit = await fetch(`${server.url}/push-api/v2/collections/${DOCS}/commit`, { method: 'POST', headers: { authorization: ADMIN_AUTH } });
-    assert.equal(commit.status, 200, `commit after ${sent} hostile requests: ${await commit.text()}\n${pushLogTail()}`);
+    const commit = await fetch(`${server.url}/push-api/v2/collections/${DOCS}/commit`, {
+      method: 'POST',
+      headers: { authorization: ADMIN_AUTH },
+    });
+    assert.equal(
+      commit.status,
+      200,
+      `commit after ${sent} hostile requests: ${await commit.text()}\n${pushLogTail()}`,
+    );
 
     for (const [stored, origin] of acknowledged) {
-      const get = await fetch(`${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(stored)}`, {
-        headers: { authorization: ADMIN_AUTH },
-      });
+      const get = await fetch(
+        `${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(stored)}`,
+        {
+          headers: { authorization: ADMIN_AUTH },
+        },
+      );
       const text = await get.text();
-      assert.equal(get.status, 200, `acknowledged document ${JSON.stringify(stored)} (from ${origin}) is gone: ${text}\n${pushLogTail()}`);
+      assert.equal(
+        get.status,
+        200,
+        `acknowledged document ${JSON.stringify(stored)} (from ${origin}) is gone: ${text}\n${pushLogTail()}`,
+      );
       const expected = canaries.get(stored);
       if (expected !== undefined) {
         const document = JSON.parse(text) as { pushContent: { content: string }; committed: boolean };
@@ -211,8 +259,14 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       }
     }
 
-    const search = await fetch(`${server.url}/s/search.json?collection=${DOCS}&query=canarymark&num_ranks=1000`);
-    const found = (await search.json()) as { response: { resultPacket: { resultsSummary: { totalMatching: number }; results: { liveUrl: string }[] } } };
+    const search = await fetch(
+      `${server.url}/s/search.json?collection=${DOCS}&query=canarymark&num_ranks=1000`,
+    );
+    const found = (await search.json()) as {
+      response: {
+        resultPacket: { resultsSummary: { totalMatching: number }; results: { liveUrl: string }[] };
+      };
+    };
     assert.equal(search.status, 200);
     const packet = found.response.resultPacket;
     // Each check document exactly once (sorted lists, so that a duplicate shows).
@@ -221,7 +275,11 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       [...canaries.keys()].sort(),
       `search for the check documents after ${sent} hostile requests\n${pushLogTail()}`,
     );
-    assert.equal(packet.resultsSummary.totalMatching, canaries.size, 'totalMatching counts each check document once');
+    assert.equal(
+      packet.resultsSummary.totalMatching,
+      canaries.size,
+      'totalMatching counts each check document once',
+    );
   }
 
   it(`answers ${NUM_RUNS} hostile requests below 500 and keeps every acknowledged document`, async (t) => {
@@ -234,7 +292,12 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       { numRuns: NUM_RUNS, includeErrorInReport: true, ...SEED },
     );
     await checkStillWorks();
-    t.diagnostic(`answers by family and status: ${[...statuses].sort().map(([k, n]) => `${k}: ${n}`).join(', ')}`);
+    t.diagnostic(
+      `answers by family and status: ${[...statuses]
+        .sort()
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ')}`,
+    );
     t.diagnostic(`documents acknowledged by the fuzz and still found: ${acknowledged.size - canaries.size}`);
     assert.ok(acknowledged.size > canaries.size, 'the fuzz itself stored documents that the checks followed');
   });
@@ -258,7 +321,10 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
   });
 
   /** Opens the stalled requests (into `sockets`, which the caller destroys), then checks the server around them. */
-  async function stallAndCheck(stalled: string[], sockets: { socket: Socket; state: { answered: string; closed: boolean } }[]): Promise<void> {
+  async function stallAndCheck(
+    stalled: string[],
+    sockets: { socket: Socket; state: { answered: string; closed: boolean } }[],
+  ): Promise<void> {
     const opened = stalled.map((text) => {
       const socket = connect(server.port, '127.0.0.1');
       const state = { answered: '', closed: false };
@@ -285,43 +351,63 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
     for (const { socket } of sockets) socket.destroy();
     sockets.length = 0;
     const deadline = Date.now() + 5000;
-    while (server.bodyBudget.inUse > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (server.bodyBudget.inUse > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(server.bodyBudget.inUse, 0, 'reservations released when the stalled clients left');
     assert.equal((await fetch(`${server.url}/s/search.json?collection=${DOCS}&query=slow`)).status, 200);
     await checkStillWorks();
     // The stalled documents were never acknowledged, so never stored.
     for (const key of ['https://slow.example/a', 'https://slow.example/b']) {
-      const get = await fetch(`${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(key)}`, { headers: { authorization: ADMIN_AUTH } });
+      const get = await fetch(
+        `${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(key)}`,
+        { headers: { authorization: ADMIN_AUTH } },
+      );
       assert.equal(get.status, 404);
     }
   }
 
-  it(
-    'a snapshot of a collection that has no commit yet answers below 500',
-    async () => {
-      server.manager.create('never-committed', 'push');
-      const answer = await fetch(`${server.url}/push-api/v1/collections/never-committed/snapshot/first`, { method: 'PUT', headers: { authorization: ADMIN_AUTH } });
-      const text = await answer.text();
-      assert.ok(answer.status < 500, `${answer.status} ${text}\n${pushLogTail()}`);
-    },
-  );
+  it('a snapshot of a collection that has no commit yet answers below 500', async () => {
+    server.manager.create('never-committed', 'push');
+    const answer = await fetch(`${server.url}/push-api/v1/collections/never-committed/snapshot/first`, {
+      method: 'PUT',
+      headers: { authorization: ADMIN_AUTH },
+    });
+    const text = await answer.text();
+    assert.ok(answer.status < 500, `${answer.status} ${text}\n${pushLogTail()}`);
+  });
 
   it('while preparing for an upgrade, hostile requests still answer below 500 or 503 with a reason, and nothing acknowledged is lost', async () => {
-    const prepare = await fetch(`${server.url}/push-api/v1/upgrade/prepare`, { method: 'POST', headers: { authorization: ADMIN_AUTH } });
-    assert.equal(prepare.status, 200, await prepare.text());
-    await fc.assert(fc.asyncProperty(hostileRequestArb, sendHostile), { numRuns: Math.ceil(NUM_RUNS / 5), includeErrorInReport: true });
-
-    const refused = await fetch(`${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent('https://canary.invalid/refused')}`, {
-      method: 'PUT',
-      headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' },
-      body: 'refused while preparing',
+    const prepare = await fetch(`${server.url}/push-api/v1/upgrade/prepare`, {
+      method: 'POST',
+      headers: { authorization: ADMIN_AUTH },
     });
+    assert.equal(prepare.status, 200, await prepare.text());
+    await fc.assert(fc.asyncProperty(hostileRequestArb, sendHostile), {
+      numRuns: Math.ceil(NUM_RUNS / 5),
+      includeErrorInReport: true,
+    });
+
+    const refused = await fetch(
+      `${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent('https://canary.invalid/refused')}`,
+      {
+        method: 'PUT',
+        headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' },
+        body: 'refused while preparing',
+      },
+    );
     assert.equal(refused.status, 503);
     assert.equal(((await refused.json()) as { error: string }).error, 'UPGRADE_PREPARING');
     assert.ok(refused.headers.get('retry-after') !== null);
     for (const [stored, origin] of acknowledged) {
-      const get = await fetch(`${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(stored)}`, { headers: { authorization: ADMIN_AUTH } });
-      assert.equal(get.status, 200, `acknowledged document ${stored} (from ${origin}) is gone: ${await get.text()}`);
+      const get = await fetch(
+        `${server.url}/push-api/v1/collections/${DOCS}/documents?key=${encodeURIComponent(stored)}`,
+        { headers: { authorization: ADMIN_AUTH } },
+      );
+      assert.equal(
+        get.status,
+        200,
+        `acknowledged document ${stored} (from ${origin}) is gone: ${await get.text()}`,
+      );
     }
   });
 });

@@ -33,7 +33,11 @@ export interface RawRequestOptions {
  * response (complete by its Content-Length, chunked framing, or the close), a close without
  * one, or a timeout. Never rejects: a reset counts as a close.
  */
-export function rawRequest(port: number, bytes: Buffer, options: RawRequestOptions = {}): Promise<RawOutcome> {
+export function rawRequest(
+  port: number,
+  bytes: Buffer,
+  options: RawRequestOptions = {},
+): Promise<RawOutcome> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -52,7 +56,9 @@ export function rawRequest(port: number, bytes: Buffer, options: RawRequestOptio
       const parsed = parseResponse(received, options.head === true, false);
       if (parsed !== undefined) finish(parsed);
     });
-    socket.on('close', () => finish(parseResponse(received, options.head === true, true) ?? { kind: 'closed', received }));
+    socket.on('close', () =>
+      finish(parseResponse(received, options.head === true, true) ?? { kind: 'closed', received }),
+    );
     // The server may close while we still write (it answered early, e.g. 413): not an error here.
     socket.on('error', () => {});
     socket.write(bytes);
@@ -75,7 +81,8 @@ function parseResponse(data: Buffer, head: boolean, closed: boolean): RawOutcome
   const status = Number(match[1]);
   const rest = data.subarray(end + 4);
   const answer = (body: Buffer): RawOutcome => ({ kind: 'answer', status, headers, body, head: headText });
-  if (head || status === 204 || status === 304 || (status >= 100 && status < 200)) return answer(Buffer.alloc(0));
+  if (head || status === 204 || status === 304 || (status >= 100 && status < 200))
+    return answer(Buffer.alloc(0));
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const body = dechunk(rest);
     if (body !== undefined) return answer(body);
@@ -110,6 +117,9 @@ function dechunk(data: Buffer): Buffer | undefined {
 /** A short printable rendering of bytes for failure messages (control and non-ASCII bytes escaped). */
 export function printable(bytes: Buffer, max = 1500): string {
   const text = bytes.subarray(0, max).toString('latin1');
-  const escaped = text.replace(/[^\x20-\x7e\n]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const escaped = text.replace(
+    /[^\x20-\x7e\n]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
   return bytes.length > max ? `${escaped}… (${bytes.length} bytes)` : escaped;
 }

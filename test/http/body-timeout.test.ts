@@ -27,7 +27,10 @@ describe('request body timeouts', () => {
   });
 
   /** Sends raw bytes, then waits for the answer and the server closing the connection. */
-  function stall(text: string, waitMs: number): Promise<{ answer: string; closedByServer: boolean; budgetWhileStalled: number }> {
+  function stall(
+    text: string,
+    waitMs: number,
+  ): Promise<{ answer: string; closedByServer: boolean; budgetWhileStalled: number }> {
     return new Promise((resolve) => {
       const socket = connect(server.port, '127.0.0.1');
       let answer = '';
@@ -62,9 +65,12 @@ describe('request body timeouts', () => {
     assert.equal(outcome.closedByServer, true, 'the server closed the connection');
     assert.ok(Date.now() - started < 6000, 'answered after about the idle timeout');
     assert.equal(server.bodyBudget.inUse, 0);
-    const get = await fetch(`${server.url}/push-api/v1/collections/docs/documents?key=${encodeURIComponent('https://slow.example/a')}`, {
-      headers: { authorization: ADMIN_AUTH },
-    });
+    const get = await fetch(
+      `${server.url}/push-api/v1/collections/docs/documents?key=${encodeURIComponent('https://slow.example/a')}`,
+      {
+        headers: { authorization: ADMIN_AUTH },
+      },
+    );
     assert.equal(get.status, 404, 'nothing of the stalled document is stored');
   });
 

@@ -21,7 +21,9 @@ describe('answers to requests that are not valid HTTP', () => {
   });
 
   /** Sends raw bytes and collects everything until the server closes the connection. */
-  function raw(text: string): Promise<{ status: number; body: { status: number; error: string; message: string } }> {
+  function raw(
+    text: string,
+  ): Promise<{ status: number; body: { status: number; error: string; message: string } }> {
     return new Promise((resolve, reject) => {
       const socket = connect(server.port, '127.0.0.1');
       let answer = '';
@@ -30,7 +32,10 @@ describe('answers to requests that are not valid HTTP', () => {
       socket.on('close', () => {
         const [head, body] = answer.split('\r\n\r\n');
         assert.match(head!, /connection: close/i);
-        resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head!)?.[1]), body: JSON.parse(body!) as { status: number; error: string; message: string } });
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d+)/.exec(head!)?.[1]),
+          body: JSON.parse(body!) as { status: number; error: string; message: string },
+        });
       });
       socket.end(text);
     });
@@ -51,7 +56,9 @@ describe('answers to requests that are not valid HTTP', () => {
   });
 
   it('headers over 64 KiB: 431 HEADERS_TOO_LARGE, saying what to shorten', async () => {
-    const answer = await raw(`GET /push-api/v1/collections/c/documents?key=${'a'.repeat(70 * 1024)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN_AUTH}\r\n\r\n`);
+    const answer = await raw(
+      `GET /push-api/v1/collections/c/documents?key=${'a'.repeat(70 * 1024)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN_AUTH}\r\n\r\n`,
+    );
     assert.equal(answer.status, 431);
     assert.equal(answer.body.error, 'HEADERS_TOO_LARGE');
     assert.match(answer.body.message, /2000 characters/);

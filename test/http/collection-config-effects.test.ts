@@ -301,7 +301,10 @@ describe('indexer_options in collection.cfg', () => {
     const t = await stemmedThenChanged();
     // Staged before the vacuum: committed under the old analysis, then re-indexed with the rest.
     assert.equal((await putDocument(t.app, 'v1', 'c', 'local:b', 'jumping jumpers')).statusCode, 200);
-    const vacuum = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX') });
+    const vacuum = await t.app.inject({
+      method: 'POST',
+      url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX'),
+    });
     assert.equal(vacuum.statusCode, 200, vacuum.body);
     assert.equal(vacuum.json().state, 'DONE');
     assert.equal(vacuum.json().done, 2);
@@ -324,15 +327,22 @@ describe('indexer_options in collection.cfg', () => {
     const t = (current = await testApp(['c']));
     const count = 1500;
     for (let i = 0; i < count; i++) {
-      assert.equal((await putDocument(t.app, 'v1', 'c', `local:${i}`, `the runners were running ${i}`)).statusCode, 200);
+      assert.equal(
+        (await putDocument(t.app, 'v1', 'c', `local:${i}`, `the runners were running ${i}`)).statusCode,
+        200,
+      );
     }
     assert.equal((await commit(t.app, 'v1', 'c')).statusCode, 200);
     addCollectionCfg(t.home, 'c', ['indexer_options=-stem=0']);
-    const started = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX&wait=false') });
+    const started = await t.app.inject({
+      method: 'POST',
+      url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX&wait=false'),
+    });
     assert.equal(started.statusCode, 202, started.body);
     let seenRunning = 0;
     for (;;) {
-      const vacuum = (await t.app.inject({ method: 'GET', url: route('v1', 'c', '/state') })).json().vacuum as { state: string };
+      const vacuum = (await t.app.inject({ method: 'GET', url: route('v1', 'c', '/state') })).json()
+        .vacuum as { state: string };
       // "running" is "run" the old way, which every published document holds until the end.
       const total = (await search(t, 'c', 'running')).resultsSummary.totalMatching;
       if (vacuum.state !== 'RUNNING') break;

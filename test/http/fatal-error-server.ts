@@ -17,7 +17,8 @@ const server = await startServer({
   security: TEST_SECURITY,
 });
 process.on('message', (message) => {
-  if (message === 'reject') void Promise.reject(new Error('deliberate bug: a rejected promise nobody handles'));
+  if (message === 'reject')
+    void Promise.reject(new Error('deliberate bug: a rejected promise nobody handles'));
   if (message === 'throw') {
     setTimeout(() => {
       throw new Error('deliberate bug: a throw from a timer');

@@ -37,7 +37,9 @@ describe('a bug in the server process', () => {
         child.stderr!.on('data', (chunk: Buffer) => (serverLog += chunk.toString()));
         const { port } = await new Promise<{ port: number }>((resolve, reject) => {
           child.once('message', (m) => resolve(m as { port: number }));
-          child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening: ${serverLog}`)));
+          child.once('exit', (code) =>
+            reject(new Error(`the server exited with ${code} before listening: ${serverLog}`)),
+          );
         });
         const path = `/push-api/v2/collections/c/documents${keyQuery('local:before-the-bug')}`;
         assert.equal((await requestAsAdmin(port, agent, 'PUT', path, 'staged before the bug')).status, 200);
@@ -48,7 +50,10 @@ describe('a bug in the server process', () => {
         const lines = readFileSync(join(home, 'web', 'log', 'push.log'), 'utf8')
           .trim()
           .split('\n')
-          .map((line) => JSON.parse(line) as { level: string; msg: string; err?: { message: string; stack?: string } });
+          .map(
+            (line) =>
+              JSON.parse(line) as { level: string; msg: string; err?: { message: string; stack?: string } },
+          );
         const fatal = lines.filter((line) => line.level === 'fatal');
         assert.equal(fatal.length, 1, 'one fatal line in push.log');
         assert.equal(fatal[0]!.msg, `${kind}: shutting down`);
@@ -62,7 +67,13 @@ describe('a bug in the server process', () => {
         try {
           const got = await requestAsAdmin(again.port, agent, 'GET', path);
           assert.equal(got.status, 200);
-          assert.equal(Buffer.from((JSON.parse(got.body) as { pushContent: { content: string } }).pushContent.content, 'base64').toString(), 'staged before the bug');
+          assert.equal(
+            Buffer.from(
+              (JSON.parse(got.body) as { pushContent: { content: string } }).pushContent.content,
+              'base64',
+            ).toString(),
+            'staged before the bug',
+          );
         } finally {
           again.child.kill('SIGTERM');
           assert.equal(await again.exited, 0);

@@ -31,13 +31,19 @@ export function basicAuth(user: string, password: string): string {
  */
 export function injectAsAdmin(app: FastifyInstance): void {
   const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<LightMyRequestResponse>;
-  (app as unknown as { inject: (options: InjectOptions) => Promise<LightMyRequestResponse> }).inject = (options) => {
+  (app as unknown as { inject: (options: InjectOptions) => Promise<LightMyRequestResponse> }).inject = (
+    options,
+  ) => {
     const url = typeof options.url === 'string' ? options.url : '';
     const headers = (options.headers ?? {}) as Record<string, string>;
     const names = Object.keys(headers).map((name) => name.toLowerCase());
     const hasCredentials = names.includes('authorization') || names.includes('x-security-token');
     const needsUser = url.startsWith('/push-api/') || url.startsWith('/admin-api/');
-    return inject(needsUser && !hasCredentials ? { ...options, headers: { ...headers, authorization: ADMIN_AUTH } } : options);
+    return inject(
+      needsUser && !hasCredentials
+        ? { ...options, headers: { ...headers, authorization: ADMIN_AUTH } }
+        : options,
+    );
   };
 }
 
@@ -71,7 +77,11 @@ export async function testApp(
 ): Promise<TestApp> {
   const temp = options.home === undefined ? tempHome() : { home: options.home, cleanup: () => {} };
   if (options.global !== undefined) writeGlobalCfg(temp.home, options.global);
-  const built = await buildApp({ home: temp.home, ...options, security: { ...TEST_SECURITY, ...options.security } });
+  const built = await buildApp({
+    home: temp.home,
+    ...options,
+    security: { ...TEST_SECURITY, ...options.security },
+  });
   injectAsAdmin(built.app);
   for (const name of collections) {
     if (!built.manager.exists(name)) built.manager.create(name, 'push');
@@ -237,7 +247,13 @@ export interface AdminAnswer {
  * One request to a real server (see {@link spawnServer}) as the admin, over `agent`; a body
  * is sent as text/plain. Rejects on a connection error (e.g. the server was killed).
  */
-export function requestAsAdmin(port: number, agent: http.Agent, method: string, path: string, body?: string): Promise<AdminAnswer> {
+export function requestAsAdmin(
+  port: number,
+  agent: http.Agent,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<AdminAnswer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -246,7 +262,10 @@ export function requestAsAdmin(port: number, agent: http.Agent, method: string, 
         method,
         path,
         agent,
-        headers: body === undefined ? { authorization: ADMIN_AUTH } : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
+        headers:
+          body === undefined
+            ? { authorization: ADMIN_AUTH }
+            : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
       },
       (res) => {
         const chunks: Buffer[] = [];

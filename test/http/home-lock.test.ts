@@ -9,20 +9,37 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/http/build-app.js';
-import { ADMIN_PASSWORD, keyQuery, MAIN, requestAsAdmin, spawnServer, tempHome, TEST_SECURITY, testApp } from './helpers.js';
+import {
+  ADMIN_PASSWORD,
+  keyQuery,
+  MAIN,
+  requestAsAdmin,
+  spawnServer,
+  tempHome,
+  TEST_SECURITY,
+  testApp,
+} from './helpers.js';
 
 describe('one server per SEARCH_HOME', () => {
   it('a second app on the same home is refused (HOME_IN_USE) until the first is closed', async () => {
     const first = await testApp(['docs']);
     try {
-      await assert.rejects(buildApp({ home: first.home, security: TEST_SECURITY }), (error: { code?: string; message?: string }) => {
-        assert.equal(error.code, 'HOME_IN_USE');
-        assert.match(error.message ?? '', /in use by another pushsearch server: stop that one first/);
-        assert.ok(error.message?.includes(first.home), 'the message names the home');
-        return true;
-      });
+      await assert.rejects(
+        buildApp({ home: first.home, security: TEST_SECURITY }),
+        (error: { code?: string; message?: string }) => {
+          assert.equal(error.code, 'HOME_IN_USE');
+          assert.match(error.message ?? '', /in use by another pushsearch server: stop that one first/);
+          assert.ok(error.message?.includes(first.home), 'the message names the home');
+          return true;
+        },
+      );
       // The refused one changed nothing: the first still serves.
-      const put = await first.app.inject({ method: 'PUT', url: `/push-api/v2/collections/docs/documents${keyQuery('local:a')}`, payload: 'still here', headers: { 'content-type': 'text/plain' } });
+      const put = await first.app.inject({
+        method: 'PUT',
+        url: `/push-api/v2/collections/docs/documents${keyQuery('local:a')}`,
+        payload: 'still here',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(put.statusCode, 200);
       await first.app.close();
       const second = await buildApp({ home: first.home, security: TEST_SECURITY });
@@ -52,13 +69,24 @@ describe('one server per SEARCH_HOME', () => {
       assert.match(second.stderr, /HOME_IN_USE/);
       assert.match(second.stderr, /in use by another pushsearch server/);
       assert.ok(second.stderr.includes(home), 'the message names the home');
-      assert.equal((await requestAsAdmin(first.port, agent, 'GET', '/health')).status, 200, 'the first one still serves');
+      assert.equal(
+        (await requestAsAdmin(first.port, agent, 'GET', '/health')).status,
+        200,
+        'the first one still serves',
+      );
 
       // Offline collection changes need the server stopped: refused, nothing changed; listing is fine.
-      const cli = (args: string[]) => spawnSync(process.execPath, [MAIN, 'collection', ...args, '--home', home], { encoding: 'utf8', timeout: 30_000 });
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, [MAIN, 'collection', ...args, '--home', home], {
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
       const create = cli(['create', 'offline']);
       assert.equal(create.status, 1);
-      assert.match(create.stderr, /HOME_IN_USE: a server is running on .*: create the collection through it \(--url/);
+      assert.match(
+        create.stderr,
+        /HOME_IN_USE: a server is running on .*: create the collection through it \(--url/,
+      );
       assert.equal(existsSync(join(home, 'conf', 'offline')), false, 'nothing created');
       assert.equal(cli(['list']).status, 0);
 

@@ -11,7 +11,14 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, putUntilKilled, requestAsAdmin, spawnServer, tempHome } from './helpers.js';
+import {
+  addCollectionCfg,
+  keyQuery,
+  putUntilKilled,
+  requestAsAdmin,
+  spawnServer,
+  tempHome,
+} from './helpers.js';
 
 describe('kill -9 during concurrent PUTs', () => {
   it('after a restart every acknowledged PUT is there and counted; no failed one is half there', async (t) => {

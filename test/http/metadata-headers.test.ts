@@ -17,7 +17,13 @@ async function rawHeadersOf(headerBytes: Buffer): Promise<string[]> {
     const { port } = server.address() as AddressInfo;
     await new Promise<void>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write(Buffer.concat([Buffer.from('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'), headerBytes, Buffer.from('\r\n')]));
+        socket.write(
+          Buffer.concat([
+            Buffer.from('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'),
+            headerBytes,
+            Buffer.from('\r\n'),
+          ]),
+        );
       });
       socket.on('data', () => undefined);
       socket.on('end', resolve);
@@ -32,22 +38,32 @@ async function rawHeadersOf(headerBytes: Buffer): Promise<string[]> {
 describe('extractPushMetadata', () => {
   it('takes both prefixes in any case and keeps the case of the name', () => {
     const metadata = extractPushMetadata([
-      'Host', 'x',
-      'X-Service-Push-Metadata-Author', 'Ann',
-      'x-service-push-metadata-DC.Title', 'Title',
-      'X-FUNNELBACK-PUSH-META-DATA-Subject', 'Cats',
-      'X-Service-Push-Other', 'ignored',
-      'Content-Type', 'text/html',
+      'Host',
+      'x',
+      'X-Service-Push-Metadata-Author',
+      'Ann',
+      'x-service-push-metadata-DC.Title',
+      'Title',
+      'X-FUNNELBACK-PUSH-META-DATA-Subject',
+      'Cats',
+      'X-Service-Push-Other',
+      'ignored',
+      'Content-Type',
+      'text/html',
     ]);
     assert.deepEqual({ ...metadata }, { Author: ['Ann'], 'DC.Title': ['Title'], Subject: ['Cats'] });
   });
 
   it('adds a value per repeated header, in order, without splitting at commas', () => {
     const metadata = extractPushMetadata([
-      'X-Service-Push-Metadata-Tag', 'a, b',
-      'X-Funnelback-Push-Meta-Data-Tag', 'c',
-      'x-service-push-metadata-Tag', 'd',
-      'X-Service-Push-Metadata-tag', 'lower',
+      'X-Service-Push-Metadata-Tag',
+      'a, b',
+      'X-Funnelback-Push-Meta-Data-Tag',
+      'c',
+      'x-service-push-metadata-Tag',
+      'd',
+      'X-Service-Push-Metadata-tag',
+      'lower',
     ]);
     assert.deepEqual(metadata.Tag, ['a, b', 'c', 'd']);
     assert.deepEqual(metadata.tag, ['lower']);
@@ -60,12 +76,18 @@ describe('extractPushMetadata', () => {
   it('refuses an empty name', () => {
     assert.throws(
       () => extractPushMetadata(['X-Service-Push-Metadata-', 'v']),
-      (e: unknown) => e instanceof SearchError && e.code === 'METADATA_INVALID' && /no metadata name/.test(e.message),
+      (e: unknown) =>
+        e instanceof SearchError && e.code === 'METADATA_INVALID' && /no metadata name/.test(e.message),
     );
   });
 
   it('treats __proto__ and constructor as ordinary names', () => {
-    const metadata = extractPushMetadata(['X-Service-Push-Metadata-__proto__', 'p', 'X-Service-Push-Metadata-constructor', 'c']);
+    const metadata = extractPushMetadata([
+      'X-Service-Push-Metadata-__proto__',
+      'p',
+      'X-Service-Push-Metadata-constructor',
+      'c',
+    ]);
     assert.deepEqual(Object.keys(metadata).sort(), ['__proto__', 'constructor']);
     assert.deepEqual(metadata['__proto__'], ['p']);
     assert.equal(Object.getPrototypeOf(metadata), null);
@@ -74,8 +96,12 @@ describe('extractPushMetadata', () => {
   it('decodes UTF-8 bytes sent by a client through a real Node server', async () => {
     const raw = await rawHeadersOf(
       Buffer.concat([
-        Buffer.from('X-Service-Push-Metadata-City: '), Buffer.from('Zürich – 東京', 'utf8'), Buffer.from('\r\n'),
-        Buffer.from('X-Service-Push-Metadata-Latin1: '), Buffer.from([0x47, 0x72, 0xfc, 0xdf, 0x65]), Buffer.from('\r\n'),
+        Buffer.from('X-Service-Push-Metadata-City: '),
+        Buffer.from('Zürich – 東京', 'utf8'),
+        Buffer.from('\r\n'),
+        Buffer.from('X-Service-Push-Metadata-Latin1: '),
+        Buffer.from([0x47, 0x72, 0xfc, 0xdf, 0x65]),
+        Buffer.from('\r\n'),
       ]),
     );
     const metadata = extractPushMetadata(raw);

@@ -251,7 +251,10 @@ for (const v of VERSIONS) {
         assertError(response, 400, 'PARAMETER_INVALID');
         assert.match(String(response.headers['x-request-id']), /\S/);
       }
-      const snapshot = await t.app.inject({ method: 'PUT', url: route(v, 'c', `/snapshot/${'s'.repeat(300)}`) });
+      const snapshot = await t.app.inject({
+        method: 'PUT',
+        url: route(v, 'c', `/snapshot/${'s'.repeat(300)}`),
+      });
       assertError(snapshot, 400, 'PARAMETER_INVALID');
       assert.match(snapshot.json<{ message: string }>().message, /longer than 256 characters/);
     });

@@ -53,7 +53,11 @@ function send(
 function withAuth(text: string | Buffer): Buffer {
   const bytes = Buffer.from(text);
   const end = bytes.indexOf('\r\n');
-  return Buffer.concat([bytes.subarray(0, end + 2), Buffer.from(`Authorization: ${ADMIN_AUTH}\r\n`), bytes.subarray(end + 2)]);
+  return Buffer.concat([
+    bytes.subarray(0, end + 2),
+    Buffer.from(`Authorization: ${ADMIN_AUTH}\r\n`),
+    bytes.subarray(end + 2),
+  ]);
 }
 
 /** Writes a raw HTTP/1.1 request (as the test admin) on a socket and reads until the server closes or the reply is complete. */
@@ -160,7 +164,11 @@ describe('the push API over a real socket', () => {
             url,
             {
               method: 'PUT',
-              headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked', authorization: ADMIN_AUTH },
+              headers: {
+                'content-type': 'text/plain',
+                'transfer-encoding': 'chunked',
+                authorization: ADMIN_AUTH,
+              },
               agent: false,
             },
             (response) => {
@@ -217,7 +225,15 @@ describe('the push API over a real socket', () => {
             reject(new Error(`no answer within 20 s, only: ${JSON.stringify(received)}`));
           });
           socket.write(
-            [`PUT ${path} HTTP/1.1`, 'Host: x', 'Content-Type: text/plain', `Authorization: ${ADMIN_AUTH}`, `Content-Length: ${2 ** 30}`, '', ''].join('\r\n'),
+            [
+              `PUT ${path} HTTP/1.1`,
+              'Host: x',
+              'Content-Type: text/plain',
+              `Authorization: ${ADMIN_AUTH}`,
+              `Content-Length: ${2 ** 30}`,
+              '',
+              '',
+            ].join('\r\n'),
           );
           socket.write(Buffer.alloc(4096, 0x61));
         });

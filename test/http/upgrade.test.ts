@@ -31,7 +31,10 @@ for (const v of VERSIONS) {
         await putDocument(t.app, v, 'c', 'local:committed', 'committed');
         await commit(t.app, v, 'c');
         await putDocument(t.app, v, 'c', 'local:staged', 'staged before prepare');
-        assert.equal((await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/before') })).statusCode, 200);
+        assert.equal(
+          (await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/before') })).statusCode,
+          200,
+        );
 
         const prepare = await t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` });
         assert.equal(prepare.statusCode, 200, prepare.body);
@@ -57,8 +60,17 @@ for (const v of VERSIONS) {
             url: route(v, 'c', `/documents/content-and-metadata${keyQuery('local:multipart')}`),
             headers: { 'content-type': 'multipart/form-data; boundary=b0' },
             payload: multipartBody('b0', [
-              { headers: { 'content-disposition': 'form-data; name="content"', 'content-type': 'text/plain' }, body: 'x' },
-              { headers: { 'content-disposition': 'form-data; name="metadata"', 'content-type': 'application/json' }, body: '{"a":"b"}' },
+              {
+                headers: { 'content-disposition': 'form-data; name="content"', 'content-type': 'text/plain' },
+                body: 'x',
+              },
+              {
+                headers: {
+                  'content-disposition': 'form-data; name="metadata"',
+                  'content-type': 'application/json',
+                },
+                body: '{"a":"b"}',
+              },
             ]),
           }),
           await t.app.inject({ method: 'POST', url: route(v, 'c', '/click-logs') }),
@@ -67,9 +79,17 @@ for (const v of VERSIONS) {
           await t.app.inject({ method: 'DELETE', url: route(v, 'c', '/snapshot/before') }),
           await t.app.inject({ method: 'POST', url: route(v, 'c', '/restore/from-snapshot/before') }),
           // And no collection created, deleted or reconfigured through the admin API.
-          await t.app.inject({ method: 'PUT', url: '/admin-api/v1/collections/other', payload: { type: 'push' } }),
+          await t.app.inject({
+            method: 'PUT',
+            url: '/admin-api/v1/collections/other',
+            payload: { type: 'push' },
+          }),
           await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/collections/c' }),
-          await t.app.inject({ method: 'PUT', url: '/admin-api/v1/collections/c/config', payload: { files: { 'collection.cfg': 'push.max-generations=20\n' } } }),
+          await t.app.inject({
+            method: 'PUT',
+            url: '/admin-api/v1/collections/c/config',
+            payload: { files: { 'collection.cfg': 'push.max-generations=20\n' } },
+          }),
         ];
         for (const response of writes) {
           assert.equal(response.statusCode, 503, response.body);
@@ -80,7 +100,10 @@ for (const v of VERSIONS) {
         assert.equal((await getDocument(t.app, v, 'c', 'local:multipart')).statusCode, 404);
         assert.deepEqual(readdirSync(join(t.home, 'data', 'c', 'snapshot')), ['before']);
         assert.deepEqual(readdirSync(join(t.home, 'data')).sort(), ['c']);
-        assert.doesNotMatch(readFileSync(join(t.home, 'conf', 'c', 'collection.cfg'), 'utf8'), /max-generations/);
+        assert.doesNotMatch(
+          readFileSync(join(t.home, 'conf', 'c', 'collection.cfg'), 'utf8'),
+          /max-generations/,
+        );
         // Planned refusals are not failures: push.log stays free of them.
         const pushLog = join(t.home, 'web', 'log', 'push.log');
         assert.doesNotMatch(existsSync(pushLog) ? readFileSync(pushLog, 'utf8') : '', /UPGRADE_/);

@@ -42,7 +42,8 @@ function assertHolds(index: SearchIndex, expected: Map<string, string>, when: st
   assert.deepEqual([...counts.keys()].sort(), [...expected.keys()].sort(), `${when}: live keys`);
   const searcher = index.acquireSearcher();
   try {
-    for (const [key, version] of expected) assert.equal(searcher.getDocument(key)?.record.body, version, `${when}: version of ${key}`);
+    for (const [key, version] of expected)
+      assert.equal(searcher.getDocument(key)?.record.body, version, `${when}: version of ${key}`);
   } finally {
     searcher.release();
   }
@@ -111,7 +112,9 @@ describe('commits, merges and reopening interleaved', () => {
           assertHolds(index, committed, `step ${step} after reopen`);
           const manifest = readManifest(new FsDirectory(folder));
           const needed = new Set(manifest === null ? [] : manifestFiles(manifest));
-          const orphans = readdirSync(folder).filter((name) => generationOfFile(name) !== undefined && !needed.has(name));
+          const orphans = readdirSync(folder).filter(
+            (name) => generationOfFile(name) !== undefined && !needed.has(name),
+          );
           assert.deepEqual(orphans, [], `step ${step}: files no manifest names, after reopen`);
         }
       }

@@ -21,7 +21,11 @@ async function workload(
   tolerateErrors: boolean,
   beforeClose?: (index: SearchIndex) => Promise<void>,
 ): Promise<{ committed: Model; inFlight: Model | null; working: Model }> {
-  const index = await SearchIndex.open({ directory: dir, mergeThreads: 0, mergePolicy: { mergeFactor: 3, floorDocs: 2 } });
+  const index = await SearchIndex.open({
+    directory: dir,
+    mergeThreads: 0,
+    mergePolicy: { mergeFactor: 3, floorDocs: 2 },
+  });
   const working: Model = new Map();
   let committed: Model = new Map();
   let inFlight: Model | null = null;
@@ -90,13 +94,19 @@ describe('crash safety (simulated: unsynced writes dropped)', () => {
     for (let failAt = 1; failAt <= total; failAt += STRIDE) {
       const dir = new FaultyDirectory();
       dir.failAt(failAt, 'crash');
-      const { committed, inFlight } = await workload(dir, true).catch(() => ({ committed: null, inFlight: null }));
+      const { committed, inFlight } = await workload(dir, true).catch(() => ({
+        committed: null,
+        inFlight: null,
+      }));
       for (const random of [undefined, seededRandom(failAt)]) {
         const after = dir.crashed(random);
         const found = await contentOf(after);
         if (committed !== null) {
           const ok = sameModel(found, committed) || (inFlight !== null && sameModel(found, inFlight));
-          assert.ok(ok, `crash at operation ${failAt}: found ${JSON.stringify([...found])}, committed ${JSON.stringify([...committed])}`);
+          assert.ok(
+            ok,
+            `crash at operation ${failAt}: found ${JSON.stringify([...found])}, committed ${JSON.stringify([...committed])}`,
+          );
         }
         // The index opened, cleaned up after itself, and takes new commits.
         assertNoOrphans(after);

@@ -5,7 +5,11 @@ import type { DocumentInput, StoredRecord } from '../../src/index/document.js';
 import { SpellingTable } from '../../src/index/analysis/spelling-table.js';
 import { bufferSource, invertBuffer, invertedSource } from '../../src/index/generation/buffer-source.js';
 import type { SourceField } from '../../src/index/generation/generation-writer.js';
-import { GenerationBuffer, VALUE_POSITION_GAP, type GenerationBufferOptions } from '../../src/index/generation/generation-buffer.js';
+import {
+  GenerationBuffer,
+  VALUE_POSITION_GAP,
+  type GenerationBufferOptions,
+} from '../../src/index/generation/generation-buffer.js';
 import {
   decompressStoredBlock,
   readStoredRecord,
@@ -76,7 +80,11 @@ function naiveField(schema: Schema, docs: DocumentInput[], name: string): Postin
         freqs.push(1);
       }
     }
-    out.set(term, { docs: docsOut, freqs, positions: name.startsWith('$') ? null : byTerm.get(term)!.map(([, at]) => at) });
+    out.set(term, {
+      docs: docsOut,
+      freqs,
+      positions: name.startsWith('$') ? null : byTerm.get(term)!.map(([, at]) => at),
+    });
   }
   return out;
 }
@@ -102,14 +110,21 @@ function documents(count: number): DocumentInput[] {
   return Array.from({ length: count }, (_, i) => ({
     key: `https://example.test/${i}`,
     fields: {
-      body: i % 3 === 0 ? [TEXTS[i % TEXTS.length]!, TEXTS[(i * 7 + 1) % TEXTS.length]!] : TEXTS[(i * 5) % TEXTS.length]!,
+      body:
+        i % 3 === 0
+          ? [TEXTS[i % TEXTS.length]!, TEXTS[(i * 7 + 1) % TEXTS.length]!]
+          : TEXTS[(i * 5) % TEXTS.length]!,
       t: `Title ${i % 10} ${TEXTS[(i + 2) % TEXTS.length]!.slice(0, 20)}`,
       $facet: i % 4 === 0 ? [] : [`v${i % 5}`, 'Common'],
     },
   }));
 }
 
-function checkAgainstNaive(schemaOptions: SchemaOptions, docs: DocumentInput[], options?: GenerationBufferOptions): void {
+function checkAgainstNaive(
+  schemaOptions: SchemaOptions,
+  docs: DocumentInput[],
+  options?: GenerationBufferOptions,
+): void {
   const schema = new Schema(schemaOptions);
   const buffer = new GenerationBuffer(schema, options);
   for (const doc of docs) buffer.put(doc);
@@ -118,7 +133,8 @@ function checkAgainstNaive(schemaOptions: SchemaOptions, docs: DocumentInput[], 
     const expected = naiveField(schema, docs, name);
     const actual = fields.get(name)!;
     assert.deepEqual([...actual.keys()], [...expected.keys()], `terms of ${name}`);
-    for (const [term, postings] of expected) assert.deepEqual(actual.get(term), postings, `postings of ${name}:${term}`);
+    for (const [term, postings] of expected)
+      assert.deepEqual(actual.get(term), postings, `postings of ${name}:${term}`);
   }
   // Field lengths count the kept tokens of each document.
   const source = bufferSource(buffer);
@@ -137,7 +153,10 @@ describe('GenerationBuffer', () => {
     ['default analyzer (stemming)', {}],
     ['no stemming', { defaultAnalyzer: { stem: false } }],
     ['stop words, stemming', { defaultAnalyzer: { stem: true, stopWords: true } }],
-    ['no folding, short tokens', { defaultAnalyzer: { stem: false, caseFold: false, foldDiacritics: false, maxTokenLength: 6 } }],
+    [
+      'no folding, short tokens',
+      { defaultAnalyzer: { stem: false, caseFold: false, foldDiacritics: false, maxTokenLength: 6 } },
+    ],
   ];
   for (const [name, options] of configurations) {
     it(`inverts like forEachTerm with ${name}`, () => checkAgainstNaive(options, documents(60)));
@@ -147,13 +166,18 @@ describe('GenerationBuffer', () => {
     // A table of 3 spellings: most tokens miss it, and one term is reached both through a
     // known spelling and through unknown ones.
     const docs = documents(40);
-    checkAgainstNaive({ defaultAnalyzer: { stem: false } }, docs, { spellings: (analyzer) => new SpellingTable(analyzer, 3) });
+    checkAgainstNaive({ defaultAnalyzer: { stem: false } }, docs, {
+      spellings: (analyzer) => new SpellingTable(analyzer, 3),
+    });
     checkAgainstNaive({}, docs, { spellings: (analyzer) => new SpellingTable(analyzer, 0) });
   });
 
   it('keeps postings in order across many chunks of the token stream', () => {
     const words = Array.from({ length: 400 }, (_, i) => `w${i % 97} W${i % 13} x${i}`).join(' ');
-    const docs: DocumentInput[] = Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, fields: { body: `${words} doc${i}` } }));
+    const docs: DocumentInput[] = Array.from({ length: 300 }, (_, i) => ({
+      key: `k${i}`,
+      fields: { body: `${words} doc${i}` },
+    }));
     const schema = new Schema({ defaultAnalyzer: { stem: false } });
     const buffer = new GenerationBuffer(schema);
     for (const doc of docs) buffer.put(doc);
@@ -178,14 +202,20 @@ describe('GenerationBuffer', () => {
     for (const doc of docs) buffer.put(doc);
     const actual = bufferedFields(buffer).get('body')!;
     const expected = naiveField(schema, docs, 'body');
-    assert.deepEqual(actual.get('after'), { docs: [0, 1], freqs: [1, 1], positions: [20_000 + VALUE_POSITION_GAP + 300, 301] });
+    assert.deepEqual(actual.get('after'), {
+      docs: [0, 1],
+      freqs: [1, 1],
+      positions: [20_000 + VALUE_POSITION_GAP + 300, 301],
+    });
     assert.deepEqual([...actual.keys()], [...expected.keys()]);
     for (const [term, postings] of expected) assert.deepEqual(actual.get(term), postings, term);
   });
 
   it('writes several buffers as one source, documents one after the other, like one buffer holding them all', () => {
     const schema = new Schema({ defaultAnalyzer: { stem: false } });
-    const docs: DocumentInput[] = documents(50).map((doc, i) => ({ ...doc, numbers: i % 2 === 0 ? { n: i } : { m: -i }, stored: { i } }) as DocumentInput);
+    const docs: DocumentInput[] = documents(50).map(
+      (doc, i) => ({ ...doc, numbers: i % 2 === 0 ? { n: i } : { m: -i }, stored: { i } }) as DocumentInput,
+    );
     const whole = new GenerationBuffer(schema);
     for (const doc of docs) whole.put(doc);
     const parts = [docs.slice(0, 20), docs.slice(20, 21), docs.slice(21)].map((slice) => {
@@ -197,20 +227,42 @@ describe('GenerationBuffer', () => {
     const actual = invertedSource(parts);
     assert.equal(actual.docCount, expected.docCount);
     assert.deepEqual(actual.numbers, expected.numbers);
-    assert.deepEqual([...recordsOfBlocks(actual.storedBlocks())].map((r) => Buffer.from(r)), [...recordsOfBlocks(expected.storedBlocks())].map((r) => Buffer.from(r)));
     assert.deepEqual(
-      actual.fields.map((f) => [f.name, f.positions, f.lengths === null ? null : [...f.lengths], f.sumLength, f.docCount]),
-      expected.fields.map((f) => [f.name, f.positions, f.lengths === null ? null : [...f.lengths], f.sumLength, f.docCount]),
+      [...recordsOfBlocks(actual.storedBlocks())].map((r) => Buffer.from(r)),
+      [...recordsOfBlocks(expected.storedBlocks())].map((r) => Buffer.from(r)),
+    );
+    assert.deepEqual(
+      actual.fields.map((f) => [
+        f.name,
+        f.positions,
+        f.lengths === null ? null : [...f.lengths],
+        f.sumLength,
+        f.docCount,
+      ]),
+      expected.fields.map((f) => [
+        f.name,
+        f.positions,
+        f.lengths === null ? null : [...f.lengths],
+        f.sumLength,
+        f.docCount,
+      ]),
     );
     // Copied while iterating: a source reuses its arrays from one term to the next.
     const postings = (field: SourceField) => {
       const out: unknown[] = [];
       for (const [term, data] of field.terms()) {
-        out.push([term, Array.from(data.docs).slice(0, data.count), Array.from(data.freqs).slice(0, data.count), data.positions === null ? null : Array.from(data.positions)]);
+        out.push([
+          term,
+          Array.from(data.docs).slice(0, data.count),
+          Array.from(data.freqs).slice(0, data.count),
+          data.positions === null ? null : Array.from(data.positions),
+        ]);
       }
       return out;
     };
-    actual.fields.forEach((field, i) => assert.deepEqual(postings(field), postings(expected.fields[i]!), field.name));
+    actual.fields.forEach((field, i) =>
+      assert.deepEqual(postings(field), postings(expected.fields[i]!), field.name),
+    );
   });
 
   it('returns every stored record as written, small and large, in docId order', () => {
@@ -227,7 +279,9 @@ describe('GenerationBuffer', () => {
     assert.equal(out.length, records.length);
     // The blocks compressed as documents arrived are those the writer makes from the records.
     const expectedBlocks: StoredBlock[] = [];
-    const writer = new StoredBlockWriter((block) => expectedBlocks.push({ firstDoc: block.firstDoc, bytes: block.bytes.slice() }));
+    const writer = new StoredBlockWriter((block) =>
+      expectedBlocks.push({ firstDoc: block.firstDoc, bytes: block.bytes.slice() }),
+    );
     for (const record of out) writer.add(record);
     writer.finishBlock();
     assert.deepEqual(
@@ -238,8 +292,15 @@ describe('GenerationBuffer', () => {
       const expected = new ByteWriter();
       writeStoredRecord(expected, { ...records[i], $key: `k${i}` });
       assert.deepEqual(Buffer.from(bytes), Buffer.from(expected.view0()), `record ${i}`);
-      const plain = (record: StoredRecord) => Object.entries(record).map(([name, value]) => [name, value instanceof Uint8Array ? [...value] : value]);
-      assert.deepEqual(plain(readStoredRecord(new ByteReader(bytes))), plain({ ...records[i], $key: `k${i}` }));
+      const plain = (record: StoredRecord) =>
+        Object.entries(record).map(([name, value]) => [
+          name,
+          value instanceof Uint8Array ? [...value] : value,
+        ]);
+      assert.deepEqual(
+        plain(readStoredRecord(new ByteReader(bytes))),
+        plain({ ...records[i], $key: `k${i}` }),
+      );
     });
   });
 
@@ -247,22 +308,35 @@ describe('GenerationBuffer', () => {
     const plainBlock = new ByteWriter();
     for (let i = 0; i < 300; i++) {
       const record = new ByteWriter();
-      writeStoredRecord(record, { $key: `k${i}`, text: `page ${i} of the request for comments ${'é'.repeat(i % 7)}` });
+      writeStoredRecord(record, {
+        $key: `k${i}`,
+        text: `page ${i} of the request for comments ${'é'.repeat(i % 7)}`,
+      });
       plainBlock.writeVInt(record.length);
       plainBlock.writeBytes(record.view0());
     }
     const expected = Buffer.from(plainBlock.view0());
     const blocks: StoredBlock[] = [];
-    const writer = new StoredBlockWriter((block) => blocks.push({ firstDoc: block.firstDoc, bytes: block.bytes.slice() }));
+    const writer = new StoredBlockWriter((block) =>
+      blocks.push({ firstDoc: block.firstDoc, bytes: block.bytes.slice() }),
+    );
     for (let i = 0; i < 300; i++) {
       const record = new ByteWriter();
-      writeStoredRecord(record, { $key: `k${i}`, text: `page ${i} of the request for comments ${'é'.repeat(i % 7)}` });
+      writeStoredRecord(record, {
+        $key: `k${i}`,
+        text: `page ${i} of the request for comments ${'é'.repeat(i % 7)}`,
+      });
       writer.add(record.view0());
     }
     writer.finishBlock();
-    const current = Buffer.concat(blocks.map((block) => decompressStoredBlock(block.bytes, STORED_FORMAT_VERSION)));
+    const current = Buffer.concat(
+      blocks.map((block) => decompressStoredBlock(block.bytes, STORED_FORMAT_VERSION)),
+    );
     assert.deepEqual(current, expected);
-    assert.ok(blocks.reduce((n, block) => n + block.bytes.length, 0) < expected.length / 2, 'text compresses');
+    assert.ok(
+      blocks.reduce((n, block) => n + block.bytes.length, 0) < expected.length / 2,
+      'text compresses',
+    );
     assert.deepEqual(decompressStoredBlock(deflateRawSync(expected, { level: 1 }), 1), expected);
   });
 

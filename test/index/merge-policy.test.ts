@@ -3,8 +3,18 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DEFAULT_MERGE_POLICY, findMerges, type MergeCandidate } from '../../src/index/merge/merge-policy.js';
 
-const policy = { ...DEFAULT_MERGE_POLICY, mergeFactor: 4, maxMergeAtOnce: 4, floorDocs: 100, maxGenerations: 64 };
-const gen = (generation: number, docCount: number, killedCount = 0): MergeCandidate => ({ generation, docCount, killedCount });
+const policy = {
+  ...DEFAULT_MERGE_POLICY,
+  mergeFactor: 4,
+  maxMergeAtOnce: 4,
+  floorDocs: 100,
+  maxGenerations: 64,
+};
+const gen = (generation: number, docCount: number, killedCount = 0): MergeCandidate => ({
+  generation,
+  docCount,
+  killedCount,
+});
 
 describe('merge policy', () => {
   it('merges generations of similar size once a tier is full', () => {
@@ -29,7 +39,11 @@ describe('merge policy', () => {
   });
 
   it('never proposes a generation already being merged', () => {
-    const merges = findMerges([1, 2, 3, 4, 5].map((g) => gen(g, 50)), new Set([1]), policy);
+    const merges = findMerges(
+      [1, 2, 3, 4, 5].map((g) => gen(g, 50)),
+      new Set([1]),
+      policy,
+    );
     assert.deepEqual(merges, [[2, 3, 4, 5]]);
   });
 
@@ -42,12 +56,20 @@ describe('merge policy', () => {
   it('property: merges are disjoint, non-empty and only name known, idle generations', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ docCount: fc.integer({ min: 0, max: 1_000_000 }), killedPct: fc.integer({ min: 0, max: 100 }) }), {
-          maxLength: 80,
-        }),
+        fc.array(
+          fc.record({
+            docCount: fc.integer({ min: 0, max: 1_000_000 }),
+            killedPct: fc.integer({ min: 0, max: 100 }),
+          }),
+          {
+            maxLength: 80,
+          },
+        ),
         fc.array(fc.integer({ min: 1, max: 80 })),
         (specs, busy) => {
-          const generations = specs.map((s, i) => gen(i + 1, s.docCount, Math.floor((s.docCount * s.killedPct) / 100)));
+          const generations = specs.map((s, i) =>
+            gen(i + 1, s.docCount, Math.floor((s.docCount * s.killedPct) / 100)),
+          );
           const merging = new Set(busy);
           const merges = findMerges(generations, merging, policy);
           const seen = new Set<number>();

@@ -2,10 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { CorruptIndexError } from '../../src/errors.js';
-import { NO_MORE_DOCS, type BlockFreqScan, type FreqRatioImpacts, type PostingsIterator } from '../../src/index/generation-view.js';
+import {
+  NO_MORE_DOCS,
+  type BlockFreqScan,
+  type FreqRatioImpacts,
+  type PostingsIterator,
+} from '../../src/index/generation-view.js';
 import { CODEC_POSTINGS, POSTINGS_BLOCK_SIZE } from '../../src/index/generation/generation-files.js';
 import { GenerationReader } from '../../src/index/generation/generation-reader.js';
-import { writeGeneration, type GenerationSource, type PostingsData } from '../../src/index/generation/generation-writer.js';
+import {
+  writeGeneration,
+  type GenerationSource,
+  type PostingsData,
+} from '../../src/index/generation/generation-writer.js';
 import { createCodecOutput } from '../../src/index/store/codec-file.js';
 import { MemoryDirectory } from '../../src/index/store/memory-directory.js';
 
@@ -58,7 +67,10 @@ function writeList(list: ListSpec, docCount: number, lengths: Uint32Array | null
   return dir;
 }
 
-function open(dir: MemoryDirectory, options: { postingsInMemoryUpTo?: number }): PostingsIterator & FreqRatioImpacts & BlockFreqScan {
+function open(
+  dir: MemoryDirectory,
+  options: { postingsInMemoryUpTo?: number },
+): PostingsIterator & FreqRatioImpacts & BlockFreqScan {
   const reader = GenerationReader.open(dir, 1, options);
   const postings = reader.postings('f', 't', true);
   assert.ok(postings !== null);
@@ -119,7 +131,10 @@ describe('postings format round trips', () => {
     checkRoundTrip({ docs: [0, last], freqs: [1, 2] }, docCount);
     checkRoundTrip({ docs: [last], freqs: [1] }, docCount);
     // A full block whose gaps need 31 bits, then a tail.
-    const docs = [0, ...Array.from({ length: POSTINGS_BLOCK_SIZE }, (_, i) => last - POSTINGS_BLOCK_SIZE + i + 1)];
+    const docs = [
+      0,
+      ...Array.from({ length: POSTINGS_BLOCK_SIZE }, (_, i) => last - POSTINGS_BLOCK_SIZE + i + 1),
+    ];
     docs[1] = 1_500_000_000;
     checkRoundTrip({ docs, freqs: docs.map((_, i) => (i % 5) + 1) }, docCount);
   });
@@ -135,7 +150,9 @@ describe('postings format round trips', () => {
   it('positions across blocks, read for every document or only some', () => {
     const count = 3 * POSTINGS_BLOCK_SIZE + 17;
     const docs = Array.from({ length: count }, (_, i) => i * 3 + (i % 3));
-    const positions = docs.map((d, i) => Array.from({ length: (i * 7) % 11 || 1 }, (_, p) => d + p * (1 + (i % 4))));
+    const positions = docs.map((d, i) =>
+      Array.from({ length: (i * 7) % 11 || 1 }, (_, p) => d + p * (1 + (i % 4))),
+    );
     const list = { docs, freqs: positions.map((p) => p.length), positions };
     checkRoundTrip(list, docs.at(-1)! + 1);
     const dir = writeList(list, docs.at(-1)! + 1);
@@ -181,30 +198,37 @@ describe('postings format round trips', () => {
     );
     const posting = fc.record({
       gap,
-      positions: fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })), {
-        minLength: 1,
-        maxLength: 12,
-      }),
+      positions: fc.uniqueArray(
+        fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })),
+        {
+          minLength: 1,
+          maxLength: 12,
+        },
+      ),
     });
     fc.assert(
-      fc.property(fc.array(posting, { minLength: 1, maxLength: 3 * POSTINGS_BLOCK_SIZE + 5 }), fc.integer({ min: 2, max: 9 }), (postings, step) => {
-        let doc = -1;
-        const docs = postings.map((p) => (doc += p.gap));
-        const positions = postings.map((p) => [...p.positions].sort((a, b) => a - b));
-        const list = { docs, freqs: positions.map((p) => p.length), positions };
-        const docCount = doc + 1;
-        checkRoundTrip(list, docCount);
-        const dir = writeList(list, docCount);
-        for (const mode of READ_MODES) {
-          // Every step-th document by advance, with its positions.
-          const it = open(dir, mode.options);
-          for (let i = 0; i < docs.length; i += step) {
-            assert.equal(it.advance(docs[i]!), docs[i]);
-            assert.equal(it.freq(), list.freqs[i]);
-            assert.deepEqual([...it.positions()], positions[i]);
+      fc.property(
+        fc.array(posting, { minLength: 1, maxLength: 3 * POSTINGS_BLOCK_SIZE + 5 }),
+        fc.integer({ min: 2, max: 9 }),
+        (postings, step) => {
+          let doc = -1;
+          const docs = postings.map((p) => (doc += p.gap));
+          const positions = postings.map((p) => [...p.positions].sort((a, b) => a - b));
+          const list = { docs, freqs: positions.map((p) => p.length), positions };
+          const docCount = doc + 1;
+          checkRoundTrip(list, docCount);
+          const dir = writeList(list, docCount);
+          for (const mode of READ_MODES) {
+            // Every step-th document by advance, with its positions.
+            const it = open(dir, mode.options);
+            for (let i = 0; i < docs.length; i += step) {
+              assert.equal(it.advance(docs[i]!), docs[i]);
+              assert.equal(it.freq(), list.freqs[i]);
+              assert.deepEqual([...it.positions()], positions[i]);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -253,7 +277,10 @@ describe('postings format version', () => {
     old.close();
     assert.throws(
       () => GenerationReader.open(dir, 1),
-      (error: unknown) => error instanceof CorruptIndexError && /g1\.doc/.test(error.message) && /version 1/.test(error.message),
+      (error: unknown) =>
+        error instanceof CorruptIndexError &&
+        /g1\.doc/.test(error.message) &&
+        /version 1/.test(error.message),
     );
   });
 });
@@ -262,7 +289,7 @@ describe('postings format scan by frequency', () => {
   // Runs of POSTINGS_BLOCK_SIZE documents form a block: block b holds list indexes [b * size, (b + 1) * size).
   const blockOf = (i: number) => Math.floor(i / POSTINGS_BLOCK_SIZE);
 
-  it('stops at the next document of the block with the frequency, else at the next block\'s first', () => {
+  it("stops at the next document of the block with the frequency, else at the next block's first", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 3 * POSTINGS_BLOCK_SIZE + 7 }),
@@ -284,8 +311,15 @@ describe('postings format scan by frequency', () => {
               if (i >= docs.length) break;
               const block = blockOf(i);
               const inBlock = docs.map((d, j) => j).filter((j) => blockOf(j) === block);
-              assert.ok(it.currentBlockMinLength() <= Math.min(...inBlock.map((j) => lengths[docs[j]!]!)), mode.name);
-              assert.ok(it.currentBlockMaxFreqRatio() >= Math.max(...inBlock.map((j) => freqs[j]! / lengths[docs[j]!]!)), mode.name);
+              assert.ok(
+                it.currentBlockMinLength() <= Math.min(...inBlock.map((j) => lengths[docs[j]!]!)),
+                mode.name,
+              );
+              assert.ok(
+                it.currentBlockMaxFreqRatio() >=
+                  Math.max(...inBlock.map((j) => freqs[j]! / lengths[docs[j]!]!)),
+                mode.name,
+              );
               // Expected: the next index of the same block with the frequency, else the next block's first.
               let next = i + 1;
               while (next < docs.length && blockOf(next) === block && freqs[next]! < minFreq) next++;

@@ -112,7 +112,10 @@ describe('SearchIndex', () => {
       await index.commit();
     }
     await index.waitForMerges();
-    assert.ok(events.some((e) => e.type === 'merge-done'), 'some merge ran');
+    assert.ok(
+      events.some((e) => e.type === 'merge-done'),
+      'some merge ran',
+    );
     assert.ok(index.stats().CurGenerations < 9);
     await index.forceMerge();
     const stats = index.stats();
@@ -168,11 +171,20 @@ describe('SearchIndex', () => {
         merged.slice(0, cleanBlocks.length).map((b) => Buffer.from(b.bytes)),
         cleanBlocks,
       );
-      assert.equal(merged[cleanBlocks.length]!.firstDoc, 40, 'the second input starts after the 40 copied documents');
+      assert.equal(
+        merged[cleanBlocks.length]!.firstDoc,
+        40,
+        'the second input starts after the 40 copied documents',
+      );
       for (let n = 0; n < 80; n++) {
         const found = after.getDocument(`k:${n}`);
         if (n === 45) assert.equal(found, null);
-        else assert.deepEqual(found?.record, { [KEY_FIELD]: `k:${n}`, title: `title ${n}`, body: body(n) }, `k:${n}`);
+        else
+          assert.deepEqual(
+            found?.record,
+            { [KEY_FIELD]: `k:${n}`, title: `title ${n}`, body: body(n) },
+            `k:${n}`,
+          );
       }
     } finally {
       after.release();
@@ -201,7 +213,11 @@ describe('SearchIndex', () => {
     }
     await index.forceMerge();
     await commitDuringMerge;
-    assert.equal(index.stats().CurKilled, 2, 'the merged generation carries the kills of k:1 and the old k:2');
+    assert.equal(
+      index.stats().CurKilled,
+      2,
+      'the merged generation carries the kills of k:1 and the old k:2',
+    );
     assert.deepEqual(keysOf(index), ['k:0', 'k:2', 'k:3']);
     assert.equal(index.acquireSearcher().getDocument('k:2')?.record.body, 'changed during merge');
     await index.forceMerge();
@@ -221,7 +237,8 @@ describe('SearchIndex', () => {
     const heldFiles = held.generations.map((g) => `g${g.generation}.doc`);
     await index.forceMerge();
     assert.equal(index.stats().CurGenerations, 1);
-    for (const file of heldFiles) assert.ok(existsSync(join(folder, file)), `${file} kept while a searcher uses it`);
+    for (const file of heldFiles)
+      assert.ok(existsSync(join(folder, file)), `${file} kept while a searcher uses it`);
     assert.equal(held.documentCount, 250);
     held.release();
     for (const file of heldFiles) assert.ok(!existsSync(join(folder, file)), `${file} deleted after release`);
@@ -231,14 +248,24 @@ describe('SearchIndex', () => {
 
   it('a merge asked to stop ends at the next term or block, releases its files, and leaves the index as it was', async () => {
     const folder = tempFolder();
-    const index = await SearchIndex.open({ directory: folder, indexThreads: 0, mergeThreads: 0, autoMerge: false });
+    const index = await SearchIndex.open({
+      directory: folder,
+      indexThreads: 0,
+      mergeThreads: 0,
+      autoMerge: false,
+    });
     for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < 300; i++) index.put(doc(`http://x/${round}/${i}`, `alpha beta gamma ${round} ${i} word${i % 17}`, `title ${i}`));
+      for (let i = 0; i < 300; i++)
+        index.put(
+          doc(`http://x/${round}/${i}`, `alpha beta gamma ${round} ${i} word${i % 17}`, `title ${i}`),
+        );
       await index.commit();
     }
     const keys = keysOf(index);
     await index.close();
-    const generations = readdirSync(folder).filter((name) => name.endsWith('.gen')).map((name) => Number(name.slice(1, -4)));
+    const generations = readdirSync(folder)
+      .filter((name) => name.endsWith('.gen'))
+      .map((name) => Number(name.slice(1, -4)));
     assert.equal(generations.length, 3);
     const openFiles = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0);
     const before = openFiles();
@@ -248,13 +275,24 @@ describe('SearchIndex', () => {
     stops.forEach((stopAfter, k) => {
       let asked = 0;
       assert.throws(
-        () => mergeGenerations(new FsDirectory(folder), generations.map((generation) => ({ generation, killedFile: null })), 90 + k, () => ++asked > stopAfter),
+        () =>
+          mergeGenerations(
+            new FsDirectory(folder),
+            generations.map((generation) => ({ generation, killedFile: null })),
+            90 + k,
+            () => ++asked > stopAfter,
+          ),
         (error: unknown) => error instanceof SearchError && error.code === 'MERGE_ABORTED',
       );
       assert.equal(openFiles(), before, `no file left open (stopped after ${stopAfter} checks)`);
     });
     assert.ok(readdirSync(folder).some(unfinished), 'the stopped merges wrote part of their files');
-    const reopened = await SearchIndex.open({ directory: folder, indexThreads: 0, mergeThreads: 0, autoMerge: false });
+    const reopened = await SearchIndex.open({
+      directory: folder,
+      indexThreads: 0,
+      mergeThreads: 0,
+      autoMerge: false,
+    });
     assert.deepEqual(keysOf(reopened), keys);
     assert.ok(!readdirSync(folder).some(unfinished), 'the unfinished files are removed at open');
     await reopened.close();
@@ -273,9 +311,21 @@ describe('SearchIndex', () => {
     });
     try {
       const folder = tempFolder();
-      const index = await SearchIndex.open({ directory: folder, indexThreads: 2, mergeThreads: 1, autoMerge: false });
+      const index = await SearchIndex.open({
+        directory: folder,
+        indexThreads: 2,
+        mergeThreads: 1,
+        autoMerge: false,
+      });
       for (let round = 0; round < 6; round++) {
-        for (let i = 0; i < 1500; i++) index.put(doc(`http://x/${round}/${i}`, `alpha beta gamma delta ${round} ${i} word${i % 97} ${'lorem ipsum '.repeat(20)}`, `title ${i}`));
+        for (let i = 0; i < 1500; i++)
+          index.put(
+            doc(
+              `http://x/${round}/${i}`,
+              `alpha beta gamma delta ${round} ${i} word${i % 97} ${'lorem ipsum '.repeat(20)}`,
+              `title ${i}`,
+            ),
+          );
         await index.commit();
       }
       index.put(doc('http://x/staged', 'staged only'));
@@ -343,12 +393,29 @@ describe('SearchIndex', () => {
 
   it('commits the buffers of all indexing workers as one generation', async () => {
     const folder = tempFolder();
-    const index = await SearchIndex.open({ directory: folder, indexThreads: 2, mergeThreads: 1, autoMerge: false });
-    for (let i = 0; i < 200; i++) index.put({ key: `http://one/${i}`, fields: { body: `kilo word${i % 7} doc${i}` }, numbers: { n: i }, stored: { n: i } });
+    const index = await SearchIndex.open({
+      directory: folder,
+      indexThreads: 2,
+      mergeThreads: 1,
+      autoMerge: false,
+    });
+    for (let i = 0; i < 200; i++)
+      index.put({
+        key: `http://one/${i}`,
+        fields: { body: `kilo word${i % 7} doc${i}` },
+        numbers: { n: i },
+        stored: { n: i },
+      });
     const first = await index.commit();
     assert.equal(first.generations.length, 1, 'one generation for both workers');
     // Replacements and deletes of keys that live in the combined generation, from both workers.
-    for (let i = 0; i < 200; i += 3) index.put({ key: `http://one/${i}`, fields: { body: `kilo replaced${i}` }, numbers: { n: -i }, stored: { n: -i } });
+    for (let i = 0; i < 200; i += 3)
+      index.put({
+        key: `http://one/${i}`,
+        fields: { body: `kilo replaced${i}` },
+        numbers: { n: -i },
+        stored: { n: -i },
+      });
     for (let i = 1; i < 200; i += 5) index.delete(`http://one/${i}`);
     const second = await index.commit();
     assert.equal(second.generations.length, 1);
@@ -364,8 +431,15 @@ describe('SearchIndex', () => {
       }
       const hits = executeQuery(searcher.generations, { kind: 'term', term: 'kilo' }, { k: 500 });
       assert.equal(hits.hits.length, expected.length);
-      assert.equal(executeQuery(searcher.generations, { kind: 'term', term: 'replaced3' }, { k: 10 }).hits.length, 1);
-      assert.equal(executeQuery(searcher.generations, { kind: 'term', term: 'doc3' }, { k: 10 }).hits.length, 0, 'the replaced version is gone');
+      assert.equal(
+        executeQuery(searcher.generations, { kind: 'term', term: 'replaced3' }, { k: 10 }).hits.length,
+        1,
+      );
+      assert.equal(
+        executeQuery(searcher.generations, { kind: 'term', term: 'doc3' }, { k: 10 }).hits.length,
+        0,
+        'the replaced version is gone',
+      );
     } finally {
       searcher.release();
     }
@@ -374,18 +448,27 @@ describe('SearchIndex', () => {
 
   it('answers queries consistently while merges run in worker threads', async () => {
     const folder = tempFolder();
-    const index = await SearchIndex.open({ directory: folder, mergeThreads: 2, mergePolicy: { mergeFactor: 3, floorDocs: 10 } });
+    const index = await SearchIndex.open({
+      directory: folder,
+      mergeThreads: 2,
+      mergePolicy: { mergeFactor: 3, floorDocs: 10 },
+    });
     const { executeQuery } = await import('../../src/query/execute-query.js');
     let expected = 0;
     let queries = 0;
     for (let round = 0; round < 12; round++) {
-      for (let i = 0; i < 40; i++) index.put(doc(`http://m/${round}/${i}`, `common words plus round${round} item${i}`));
+      for (let i = 0; i < 40; i++)
+        index.put(doc(`http://m/${round}/${i}`, `common words plus round${round} item${i}`));
       await index.commit();
       expected += 40;
       // While merges of earlier generations run, every searcher sees exactly what its manifest holds.
       for (let q = 0; q < 5; q++) {
         const searcher = index.acquireSearcher();
-        const result = executeQuery(searcher.generations, { kind: 'term', term: 'common' }, { k: 5, totalHitsThreshold: Infinity });
+        const result = executeQuery(
+          searcher.generations,
+          { kind: 'term', term: 'common' },
+          { k: 5, totalHitsThreshold: Infinity },
+        );
         assert.equal(result.totalHits, searcher.documentCount);
         assert.equal(result.totalHits, expected);
         queries++;

@@ -28,7 +28,11 @@ describe('staged puts sent to indexing workers', () => {
     assert.equal(doc.stored!.text, text, 'the caller’s document is not changed');
     const received = roundTrip(doc);
     assert.deepEqual(received, doc);
-    assert.deepEqual(Object.keys(received.stored!), Object.keys(doc.stored!), 'stored names keep their order');
+    assert.deepEqual(
+      Object.keys(received.stored!),
+      Object.keys(doc.stored!),
+      'stored names keep their order',
+    );
   });
 
   it('restore a single-valued field match and leave documents without matches as they are', () => {

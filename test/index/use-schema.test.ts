@@ -26,12 +26,20 @@ for (const indexThreads of [0, 2]) {
     it('refuses while changes are staged; after a commit, what is staged next is analysed the new way, older generations keep their terms', async () => {
       const folder = mkdtempSync(join(tmpdir(), 'pushsearch-schema-'));
       folders.push(folder);
-      const index = await SearchIndex.open({ directory: folder, indexThreads, mergeThreads: 0, autoMerge: false });
+      const index = await SearchIndex.open({
+        directory: folder,
+        indexThreads,
+        mergeThreads: 0,
+        autoMerge: false,
+      });
       try {
         index.put({ key: 'k:a', fields: { body: 'running runners' } });
         assert.throws(
           () => index.useSchema({ defaultAnalyzer: { stem: false } }),
-          (error: unknown) => error instanceof SearchError && error.code === 'WRONG_STATE' && /1 staged changes/.test(error.message),
+          (error: unknown) =>
+            error instanceof SearchError &&
+            error.code === 'WRONG_STATE' &&
+            /1 staged changes/.test(error.message),
         );
         await index.commit();
         index.useSchema({ defaultAnalyzer: { stem: false } });

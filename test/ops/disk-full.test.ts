@@ -9,7 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,11 +29,19 @@ import { ADMIN_AUTH, TEST_SECURITY, writeGlobalCfg } from '../http/helpers.js';
 const MOUNT_SIZE = '24m';
 
 /** Waits for a push.log line matching `match` (lines are written synchronously, but by background work). */
-async function waitForLogLine(home: string, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+async function waitForLogLine(
+  home: string,
+  match: (entry: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const file = join(home, 'web', 'log', 'push.log');
-    const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter((line) => line !== '') : [];
+    const lines = existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .filter((line) => line !== '')
+      : [];
     const found = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find(match);
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`no such push.log line in:\n${lines.slice(-5).join('\n')}`);
@@ -51,118 +69,150 @@ function tryMount(): { folder: string; unmount: () => void } | string {
 
 const mounted = tryMount();
 
-describe('disk full (SEARCH_HOME on a small tmpfs)', { skip: typeof mounted === 'string' ? mounted : false }, () => {
-  const { folder, unmount } = mounted as { folder: string; unmount: () => void };
-  const home = join(folder, 'home');
-  const filler = join(folder, 'filler');
-  let server: RunningServer;
-  const base = () => `${server.url}/push-api/v1/collections/docs`;
-  const auth = { authorization: ADMIN_AUTH };
+describe(
+  'disk full (SEARCH_HOME on a small tmpfs)',
+  { skip: typeof mounted === 'string' ? mounted : false },
+  () => {
+    const { folder, unmount } = mounted as { folder: string; unmount: () => void };
+    const home = join(folder, 'home');
+    const filler = join(folder, 'filler');
+    let server: RunningServer;
+    const base = () => `${server.url}/push-api/v1/collections/docs`;
+    const auth = { authorization: ADMIN_AUTH };
 
-  const put = (key: string, body: string) =>
-    fetch(`${base()}/documents?key=${encodeURIComponent(key)}`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/plain' }, body });
-  const get = (key: string) => fetch(`${base()}/documents?key=${encodeURIComponent(key)}`, { headers: auth });
-  const search = async (query: string): Promise<string[]> => {
-    const answer = (await (await fetch(`${server.url}/s/search.json?collection=docs&query=${query}&num_ranks=100`)).json()) as {
-      response: { resultPacket: { results: { liveUrl: string }[] } };
+    const put = (key: string, body: string) =>
+      fetch(`${base()}/documents?key=${encodeURIComponent(key)}`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'text/plain' },
+        body,
+      });
+    const get = (key: string) =>
+      fetch(`${base()}/documents?key=${encodeURIComponent(key)}`, { headers: auth });
+    const search = async (query: string): Promise<string[]> => {
+      const answer = (await (
+        await fetch(`${server.url}/s/search.json?collection=docs&query=${query}&num_ranks=100`)
+      ).json()) as {
+        response: { resultPacket: { results: { liveUrl: string }[] } };
+      };
+      return answer.response.resultPacket.results.map((r) => r.liveUrl).sort();
     };
-    return answer.response.resultPacket.results.map((r) => r.liveUrl).sort();
-  };
 
-  /** Writes zeros until the file system refuses (ENOSPC). */
-  function fillDisk(): void {
-    const fd = openSync(filler, 'w');
-    const chunk = Buffer.alloc(64 * 1024);
-    try {
-      for (;;) writeSync(fd, chunk);
-    } catch (error) {
-      assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-    } finally {
-      closeSync(fd);
+    /** Writes zeros until the file system refuses (ENOSPC). */
+    function fillDisk(): void {
+      const fd = openSync(filler, 'w');
+      const chunk = Buffer.alloc(64 * 1024);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (error) {
+        assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+      } finally {
+        closeSync(fd);
+      }
+      // Small writes may still fit in a partly used block: use those up too.
+      const small = openSync(join(folder, 'filler-small'), 'w');
+      try {
+        for (;;) writeSync(small, Buffer.alloc(512));
+      } catch {
+        // Full.
+      } finally {
+        closeSync(small);
+      }
     }
-    // Small writes may still fit in a partly used block: use those up too.
-    const small = openSync(join(folder, 'filler-small'), 'w');
-    try {
-      for (;;) writeSync(small, Buffer.alloc(512));
-    } catch {
-      // Full.
-    } finally {
-      closeSync(small);
+
+    function freeDisk(): void {
+      unlinkSync(filler);
+      unlinkSync(join(folder, 'filler-small'));
     }
-  }
 
-  function freeDisk(): void {
-    unlinkSync(filler);
-    unlinkSync(join(folder, 'filler-small'));
-  }
+    before(async () => {
+      writeGlobalCfg(home, ['push.worker-thread-count=1']);
+      server = await startServer({ home, port: 0, security: TEST_SECURITY });
+      server.manager.create('docs', 'push');
+      writeFileSync(
+        join(home, 'conf', 'docs', 'collection.cfg'),
+        'collection_type=push\npush.auto-commit.timeout-seconds=0\n',
+      );
+    });
 
-  before(async () => {
-    writeGlobalCfg(home, ['push.worker-thread-count=1']);
-    server = await startServer({ home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
-    writeFileSync(join(home, 'conf', 'docs', 'collection.cfg'), 'collection_type=push\npush.auto-commit.timeout-seconds=0\n');
-  });
+    after(async () => {
+      await server?.close();
+      unmount();
+    });
 
-  after(async () => {
-    await server?.close();
-    unmount();
-  });
+    it('answers 507 to writes while the disk is full, keeps the live generation, and resumes when space is back', async () => {
+      for (let i = 0; i < 20; i++)
+        assert.equal(
+          (await put(`https://disk.example/before/${i}`, `committed page ${i} alpha`)).status,
+          200,
+        );
+      assert.equal((await fetch(`${base()}/commit`, { method: 'POST', headers: auth })).status, 200);
+      // Staged before the disk fills: durable in the journal, to be committed later.
+      for (let i = 0; i < 20; i++)
+        assert.equal(
+          (await put(`https://disk.example/staged/${i}`, `staged page ${i} beta ${'x'.repeat(2000)}`)).status,
+          200,
+        );
 
-  it('answers 507 to writes while the disk is full, keeps the live generation, and resumes when space is back', async () => {
-    for (let i = 0; i < 20; i++) assert.equal((await put(`https://disk.example/before/${i}`, `committed page ${i} alpha`)).status, 200);
-    assert.equal((await fetch(`${base()}/commit`, { method: 'POST', headers: auth })).status, 200);
-    // Staged before the disk fills: durable in the journal, to be committed later.
-    for (let i = 0; i < 20; i++) assert.equal((await put(`https://disk.example/staged/${i}`, `staged page ${i} beta ${'x'.repeat(2000)}`)).status, 200);
+      fillDisk();
 
-    fillDisk();
+      // Larger than what is left of the journal's last page: the append needs new blocks.
+      const refused = await put(
+        'https://disk.example/refused',
+        `refused page gamma ${'y'.repeat(64 * 1024)}`,
+      );
+      const refusedBody = (await refused.json()) as { error: string; message: string };
+      assert.equal(refused.status, 507, JSON.stringify(refusedBody));
+      assert.match(refusedBody.message, /space|full|ENOSPC/i, 'the message says the disk is full');
+      assert.equal(
+        (await get('https://disk.example/refused')).status,
+        404,
+        'nothing of a refused PUT is stored',
+      );
 
-    // Larger than what is left of the journal's last page: the append needs new blocks.
-    const refused = await put('https://disk.example/refused', `refused page gamma ${'y'.repeat(64 * 1024)}`);
-    const refusedBody = (await refused.json()) as { error: string; message: string };
-    assert.equal(refused.status, 507, JSON.stringify(refusedBody));
-    assert.match(refusedBody.message, /space|full|ENOSPC/i, 'the message says the disk is full');
-    assert.equal((await get('https://disk.example/refused')).status, 404, 'nothing of a refused PUT is stored');
+      const commit = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
+      const commitBody = (await commit.json()) as { error: string; message: string };
+      assert.equal(commit.status, 507, JSON.stringify(commitBody));
+      assert.match(commitBody.message, /space|full|ENOSPC/i);
 
-    const commit = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
-    const commitBody = (await commit.json()) as { error: string; message: string };
-    assert.equal(commit.status, 507, JSON.stringify(commitBody));
-    assert.match(commitBody.message, /space|full|ENOSPC/i);
+      // A commit that answered at once (wait=false) fails later: push.log says so, with its request id.
+      // (push.log is on the full disk too: its lines wait in memory until they can be written.)
+      const background = await fetch(`${base()}/commit?wait=false`, {
+        method: 'POST',
+        headers: { ...auth, 'x-request-id': 'full-disk-commit' },
+      });
+      assert.equal(background.status, 202);
+      await new Promise((resolve) => setTimeout(resolve, 500));
 
-    // A commit that answered at once (wait=false) fails later: push.log says so, with its request id.
-    // (push.log is on the full disk too: its lines wait in memory until they can be written.)
-    const background = await fetch(`${base()}/commit?wait=false`, { method: 'POST', headers: { ...auth, 'x-request-id': 'full-disk-commit' } });
-    assert.equal(background.status, 202);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+      // The previous generation stays live and searchable; the collection keeps running.
+      assert.equal((await search('alpha')).length, 20);
+      assert.deepEqual(await search('beta'), []);
+      const state = (await (await fetch(`${base()}/state`, { headers: auth })).json()) as { state: string };
+      assert.equal(state.state, 'RUNNING');
 
-    // The previous generation stays live and searchable; the collection keeps running.
-    assert.equal((await search('alpha')).length, 20);
-    assert.deepEqual(await search('beta'), []);
-    const state = (await (await fetch(`${base()}/state`, { headers: auth })).json()) as { state: string };
-    assert.equal(state.state, 'RUNNING');
+      freeDisk();
 
-    freeDisk();
+      // No restart: writes and commits work again, and nothing acknowledged was lost.
+      assert.equal((await put('https://disk.example/after', 'after page delta')).status, 200);
+      // The lines push.log could not take while the disk was full are written now.
+      const logLine = await waitForLogLine(home, (entry) => entry.requestId === 'full-disk-commit');
+      assert.equal(logLine.collection, 'docs');
+      assert.equal(logLine.msg, 'commit failed');
+      assert.match(String((logLine.err as { message: string }).message), /disk is full/);
+      const recovered = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
+      assert.equal(recovered.status, 200, await recovered.text());
+      assert.equal((await search('alpha')).length, 20);
+      assert.equal((await search('beta')).length, 20);
+      assert.deepEqual(await search('delta'), ['https://disk.example/after']);
+      assert.deepEqual(await search('gamma'), []);
+    });
 
-    // No restart: writes and commits work again, and nothing acknowledged was lost.
-    assert.equal((await put('https://disk.example/after', 'after page delta')).status, 200);
-    // The lines push.log could not take while the disk was full are written now.
-    const logLine = await waitForLogLine(home, (entry) => entry.requestId === 'full-disk-commit');
-    assert.equal(logLine.collection, 'docs');
-    assert.equal(logLine.msg, 'commit failed');
-    assert.match(String((logLine.err as { message: string }).message), /disk is full/);
-    const recovered = await fetch(`${base()}/commit`, { method: 'POST', headers: auth });
-    assert.equal(recovered.status, 200, await recovered.text());
-    assert.equal((await search('alpha')).length, 20);
-    assert.equal((await search('beta')).length, 20);
-    assert.deepEqual(await search('delta'), ['https://disk.example/after']);
-    assert.deepEqual(await search('gamma'), []);
-  });
-
-  it('keeps everything acknowledged across a restart after the disk was full', async () => {
-    await server.close();
-    server = await startServer({ home, port: 0, security: TEST_SECURITY });
-    assert.equal((await search('alpha')).length, 20);
-    assert.equal((await search('beta')).length, 20);
-    assert.deepEqual(await search('delta'), ['https://disk.example/after']);
-    assert.equal((await get('https://disk.example/refused')).status, 404);
-  });
-});
+    it('keeps everything acknowledged across a restart after the disk was full', async () => {
+      await server.close();
+      server = await startServer({ home, port: 0, security: TEST_SECURITY });
+      assert.equal((await search('alpha')).length, 20);
+      assert.equal((await search('beta')).length, 20);
+      assert.deepEqual(await search('delta'), ['https://disk.example/after']);
+      assert.equal((await get('https://disk.example/refused')).status, 404);
+    });
+  },
+);

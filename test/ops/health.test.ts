@@ -32,10 +32,17 @@ describe('GET /health and GET /ready', () => {
   it('a collection whose live index is corrupt goes FAILED: ready answers 503 naming it and the file, the others keep working', async () => {
     const t = (current = await testApp(['broken', 'fine']));
     for (const name of ['broken', 'fine']) {
-      for (let i = 0; i < 5; i++) assert.equal((await putDocument(t.app, 'v1', name, `local:${i}`, `apple number ${i}`)).statusCode, 200);
+      for (let i = 0; i < 5; i++)
+        assert.equal(
+          (await putDocument(t.app, 'v1', name, `local:${i}`, `apple number ${i}`)).statusCode,
+          200,
+        );
       assert.equal((await commit(t.app, 'v1', name)).statusCode, 200);
     }
-    assert.equal((await t.app.inject({ method: 'POST', url: route('v1', 'broken', '/state/stop') })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: route('v1', 'broken', '/state/stop') })).statusCode,
+      200,
+    );
     // Flip one bit in the middle of a generation file, as a failing disk would.
     const file = join(t.home, 'data', 'broken', 'live', 'g1.doc');
     const bytes = readFileSync(file);
@@ -49,7 +56,10 @@ describe('GET /health and GET /ready', () => {
 
     const notReady = await t.app.inject({ method: 'GET', url: '/ready' });
     assert.equal(notReady.statusCode, 503, notReady.body);
-    const body = notReady.json<{ status: string; collections: { collection: string; state: string; reason?: string; file?: string }[] }>();
+    const body = notReady.json<{
+      status: string;
+      collections: { collection: string; state: string; reason?: string; file?: string }[];
+    }>();
     assert.equal(body.status, 'not ready');
     assert.equal(body.collections.length, 1);
     assert.equal(body.collections[0]!.collection, 'broken');
@@ -61,17 +71,26 @@ describe('GET /health and GET /ready', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     assert.equal((await putDocument(t.app, 'v1', 'fine', 'local:new', 'apple pie')).statusCode, 200);
     assert.equal((await commit(t.app, 'v1', 'fine')).statusCode, 200);
-    const search = await t.app.inject({ method: 'GET', url: '/s/search.json?collection=fine&query=apple&num_ranks=100' });
+    const search = await t.app.inject({
+      method: 'GET',
+      url: '/s/search.json?collection=fine&query=apple&num_ranks=100',
+    });
     assert.equal(search.statusCode, 200, search.body);
     assert.equal(search.json().response.resultPacket.resultsSummary.totalMatching, 6);
 
     const metrics = parsePromText((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
-    assert.equal(valueOf(metrics, 'pushsearch_collection_state', { collection: 'broken', state: 'FAILED' }), 1);
+    assert.equal(
+      valueOf(metrics, 'pushsearch_collection_state', { collection: 'broken', state: 'FAILED' }),
+      1,
+    );
     assert.equal(valueOf(metrics, 'pushsearch_collection_documents', { collection: 'broken' }), undefined);
     assert.equal(valueOf(metrics, 'pushsearch_collection_documents', { collection: 'fine' }), 6);
 
     // The operator takes the failed collection out of service (FAILED → STOPPED): ready again.
-    assert.equal((await t.app.inject({ method: 'POST', url: route('v1', 'broken', '/state/stop') })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: route('v1', 'broken', '/state/stop') })).statusCode,
+      200,
+    );
     const readyAgain = await t.app.inject({ method: 'GET', url: '/ready' });
     assert.equal(readyAgain.statusCode, 200, readyAgain.body);
   });

@@ -17,14 +17,21 @@ import { SearchHome } from '../../src/collection/search-home.js';
 import { generationOfFile } from '../../src/index/generation/generation-files.js';
 import { isManifestTemp, manifestFiles, readManifest } from '../../src/index/manifest.js';
 import { FsDirectory } from '../../src/index/store/fs-directory.js';
-import { addCollectionCfg, keyQuery, requestAsAdmin, spawnServer, type AdminAnswer } from '../http/helpers.js';
+import {
+  addCollectionCfg,
+  keyQuery,
+  requestAsAdmin,
+  spawnServer,
+  type AdminAnswer,
+} from '../http/helpers.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const LONG = process.env.PUSHSEARCH_LONG_TESTS === '1';
 const ITERATIONS = LONG ? 8 : 1;
 const C = '/push-api/v1/collections/c';
 
-const WORDS = 'protocol network packet router transport session address header option message stream window'.split(' ');
+const WORDS =
+  'protocol network packet router transport session address header option message stream window'.split(' ');
 
 /** A page whose text differs per key and version; every page has the word "commonmark". */
 function page(i: number, version: number): string {
@@ -34,7 +41,13 @@ function page(i: number, version: number): string {
 }
 
 /** Runs `count` PUTs, 16 at a time; resolves with the keys → contents that were acknowledged. */
-async function putPages(port: number, agent: http.Agent, from: number, count: number, version: number): Promise<Map<string, string>> {
+async function putPages(
+  port: number,
+  agent: http.Agent,
+  from: number,
+  count: number,
+  version: number,
+): Promise<Map<string, string>> {
   const acked = new Map<string, string>();
   let next = from;
   await Promise.all(
@@ -81,7 +94,8 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
         if (batch === 0) for (const [key, content] of acked) inBase.set(key, content);
         const commit = await requestAsAdmin(server.port, agent, 'POST', `${C}/commit`);
         assert.equal(commit.status, 200, commit.body);
-        if (batch === 0) assert.equal((await requestAsAdmin(server.port, agent, 'PUT', `${C}/snapshot/base`)).status, 200);
+        if (batch === 0)
+          assert.equal((await requestAsAdmin(server.port, agent, 'PUT', `${C}/snapshot/base`)).status, 200);
       }
     } finally {
       agent.destroy();
@@ -106,10 +120,14 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
           const first = await spawnServer(home);
           const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
           // Acknowledged and staged when the operation starts: replacements, new pages, deletions.
-          for (const [key, content] of await putPages(first.port, agent, 1500, 500, 1)) expected.set(key, content);
+          for (const [key, content] of await putPages(first.port, agent, 1500, 500, 1))
+            expected.set(key, content);
           for (let i = 0; i < 40; i++) {
             const key = `https://kill.example/${i * 13}`;
-            assert.equal((await requestAsAdmin(first.port, agent, 'DELETE', `${C}/documents${keyQuery(key)}`)).status, 200);
+            assert.equal(
+              (await requestAsAdmin(first.port, agent, 'DELETE', `${C}/documents${keyQuery(key)}`)).status,
+              200,
+            );
             expected.delete(key);
             deleted.add(key);
           }
@@ -125,7 +143,12 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
               started = requestAsAdmin(first.port, agent, 'PUT', `${C}/snapshot/killed`);
               break;
             case 'reindex':
-              started = requestAsAdmin(first.port, agent, 'POST', `${C}/vacuum?vacuum-type=RE_INDEX&wait=false`);
+              started = requestAsAdmin(
+                first.port,
+                agent,
+                'POST',
+                `${C}/vacuum?vacuum-type=RE_INDEX&wait=false`,
+              );
               break;
             case 'restore':
               assert.equal((await requestAsAdmin(first.port, agent, 'POST', `${C}/state/stop`)).status, 200);
@@ -146,42 +169,91 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
           const second = await spawnServer(home);
           const agent2 = new http.Agent({ keepAlive: true, maxSockets: 16 });
           try {
-            const probe = await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery('https://kill.example/1')}`);
-            assert.ok(probe.status === 200 || probe.status === 404, `the collection starts: ${probe.status} ${probe.body}`);
-            const state = JSON.parse((await requestAsAdmin(second.port, agent2, 'GET', `${C}/state`)).body) as { state: string };
+            const probe = await requestAsAdmin(
+              second.port,
+              agent2,
+              'GET',
+              `${C}/documents${keyQuery('https://kill.example/1')}`,
+            );
+            assert.ok(
+              probe.status === 200 || probe.status === 404,
+              `the collection starts: ${probe.status} ${probe.body}`,
+            );
+            const state = JSON.parse(
+              (await requestAsAdmin(second.port, agent2, 'GET', `${C}/state`)).body,
+            ) as { state: string };
             assert.equal(state.state, 'RUNNING', JSON.stringify(state));
 
             // A restore either happened (the snapshot, staged changes discarded) or did not.
             let want = expected;
             if (name === 'restore') {
-              const restored = (await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery('https://kill.example/1700')}`)).status === 404;
+              const restored =
+                (
+                  await requestAsAdmin(
+                    second.port,
+                    agent2,
+                    'GET',
+                    `${C}/documents${keyQuery('https://kill.example/1700')}`,
+                  )
+                ).status === 404;
               if (restored) want = inBase;
               t.diagnostic(restored ? 'restore took effect' : 'restore had not taken effect');
             }
             for (const [key, content] of want) {
               const got = await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`);
               assert.equal(got.status, 200, `${key} was acknowledged but is missing`);
-              assert.equal(Buffer.from((JSON.parse(got.body) as { pushContent: { content: string } }).pushContent.content, 'base64').toString(), content, key);
+              assert.equal(
+                Buffer.from(
+                  (JSON.parse(got.body) as { pushContent: { content: string } }).pushContent.content,
+                  'base64',
+                ).toString(),
+                content,
+                key,
+              );
             }
             if (want === expected) {
               for (const key of deleted) {
-                assert.equal((await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`)).status, 404, `${key} was deleted`);
+                assert.equal(
+                  (await requestAsAdmin(second.port, agent2, 'GET', `${C}/documents${keyQuery(key)}`)).status,
+                  404,
+                  `${key} was deleted`,
+                );
               }
             }
 
             const commit = await requestAsAdmin(second.port, agent2, 'POST', `${C}/commit`);
             assert.equal(commit.status, 200, commit.body);
-            const search = JSON.parse((await requestAsAdmin(second.port, agent2, 'GET', '/s/search.json?collection=c&query=commonmark&num_ranks=1')).body) as {
+            const search = JSON.parse(
+              (
+                await requestAsAdmin(
+                  second.port,
+                  agent2,
+                  'GET',
+                  '/s/search.json?collection=c&query=commonmark&num_ranks=1',
+                )
+              ).body,
+            ) as {
               response: { resultPacket: { resultsSummary: { totalMatching: number } } };
             };
-            assert.equal(search.response.resultPacket.resultsSummary.totalMatching, want.size, 'each document found once');
+            assert.equal(
+              search.response.resultPacket.resultsSummary.totalMatching,
+              want.size,
+              'each document found once',
+            );
 
             // Snapshots: the one being taken is either complete or absent, and can be taken again.
-            const snapshots = JSON.parse((await requestAsAdmin(second.port, agent2, 'GET', `${C}/snapshot`)).body) as { snapshots?: { name: string }[] } | { name: string }[];
-            const names = (Array.isArray(snapshots) ? snapshots : (snapshots.snapshots ?? [])).map((s) => s.name);
+            const snapshots = JSON.parse(
+              (await requestAsAdmin(second.port, agent2, 'GET', `${C}/snapshot`)).body,
+            ) as { snapshots?: { name: string }[] } | { name: string }[];
+            const names = (Array.isArray(snapshots) ? snapshots : (snapshots.snapshots ?? [])).map(
+              (s) => s.name,
+            );
             assert.ok(names.includes('base'), `snapshots: ${names.join(', ')}`);
             if (name === 'snapshot' && !names.includes('killed')) {
-              assert.equal((await requestAsAdmin(second.port, agent2, 'PUT', `${C}/snapshot/killed`)).status, 200);
+              assert.equal(
+                (await requestAsAdmin(second.port, agent2, 'PUT', `${C}/snapshot/killed`)).status,
+                200,
+              );
             }
 
             // Stopped, the folder holds exactly what the manifest names.
@@ -190,11 +262,17 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
             const manifest = readManifest(new FsDirectory(live));
             assert.ok(manifest !== null);
             const needed = new Set(manifestFiles(manifest));
-            const orphans = readdirSync(live).filter((file) => (generationOfFile(file) !== undefined || isManifestTemp(file)) && !needed.has(file));
+            const orphans = readdirSync(live).filter(
+              (file) => (generationOfFile(file) !== undefined || isManifestTemp(file)) && !needed.has(file),
+            );
             assert.deepEqual(orphans, [], 'files no manifest names');
             const snapshotFolder = join(home, 'data', 'c', 'snapshot');
             if (existsSync(snapshotFolder)) {
-              assert.deepEqual(readdirSync(snapshotFolder).filter((entry) => entry.startsWith('.')), [], 'no partial snapshot left');
+              assert.deepEqual(
+                readdirSync(snapshotFolder).filter((entry) => entry.startsWith('.')),
+                [],
+                'no partial snapshot left',
+              );
             }
           } finally {
             agent2.destroy();

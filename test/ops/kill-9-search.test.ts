@@ -13,7 +13,14 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, putUntilKilled, requestAsAdmin, spawnServer, tempHome } from '../http/helpers.js';
+import {
+  addCollectionCfg,
+  keyQuery,
+  putUntilKilled,
+  requestAsAdmin,
+  spawnServer,
+  tempHome,
+} from '../http/helpers.js';
 
 const C = '/push-api/v2/collections/c';
 /** Documents committed before the stream, then pushed again (replaced) at its start. */

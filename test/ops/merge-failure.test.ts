@@ -10,7 +10,14 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, addCollectionCfg, tempHome, waitFor, writeGlobalCfg } from '../http/helpers.js';
+import {
+  ADMIN_AUTH,
+  TEST_SECURITY,
+  addCollectionCfg,
+  tempHome,
+  waitFor,
+  writeGlobalCfg,
+} from '../http/helpers.js';
 
 describe('a failing merge', () => {
   let server: RunningServer;
@@ -24,7 +31,11 @@ describe('a failing merge', () => {
     writeGlobalCfg(home, ['push.worker-thread-count=1']);
     server = await startServer({ home, port: 0, security: TEST_SECURITY });
     server.manager.create('m', 'push');
-    addCollectionCfg(home, 'm', ['push.max-generations=4', 'push.create-snapshot-on-merge-failure=true', 'push.auto-commit.timeout-seconds=0']);
+    addCollectionCfg(home, 'm', [
+      'push.max-generations=4',
+      'push.create-snapshot-on-merge-failure=true',
+      'push.auto-commit.timeout-seconds=0',
+    ]);
   });
 
   after(async () => {
@@ -41,11 +52,19 @@ describe('a failing merge', () => {
     assert.equal(put.status, 200);
     return fetch(`${base()}/commit`, { method: 'POST', headers: auth });
   };
-  const state = async () => (await (await fetch(`${base()}/state`, { headers: auth })).json()) as { generations: number; state: string };
+  const state = async () =>
+    (await (await fetch(`${base()}/state`, { headers: auth })).json()) as {
+      generations: number;
+      state: string;
+    };
   const found = async () =>
-    ((await (await fetch(`${server.url}/s/search.json?collection=m&query=mergemark&num_ranks=50`)).json()) as {
-      response: { resultPacket: { resultsSummary: { totalMatching: number } } };
-    }).response.resultPacket.resultsSummary.totalMatching;
+    (
+      (await (
+        await fetch(`${server.url}/s/search.json?collection=m&query=mergemark&num_ranks=50`)
+      ).json()) as {
+        response: { resultPacket: { resultsSummary: { totalMatching: number } } };
+      }
+    ).response.resultPacket.resultsSummary.totalMatching;
   const pushLog = () => {
     const file = join(home, 'web', 'log', 'push.log');
     return existsSync(file) ? readFileSync(file, 'utf8') : '';
@@ -81,15 +100,31 @@ describe('a failing merge', () => {
     const failure = pushLog()
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { msg: string; collection?: string; generation?: unknown; inputs?: unknown; err?: { message?: string } })
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            msg: string;
+            collection?: string;
+            generation?: unknown;
+            inputs?: unknown;
+            err?: { message?: string };
+          },
+      )
       .find((entry) => entry.msg === 'merge failed');
     assert.ok(failure !== undefined, 'push.log has the merge failure');
     assert.equal(failure.collection, 'm');
     assert.equal(typeof failure.generation, 'number', 'the generation the merge was writing');
     assert.ok(Array.isArray(failure.inputs) && failure.inputs.length >= 2, 'the generations it merged');
-    assert.match(failure.err?.message ?? '', new RegExp(tim.replace('.', '\\.')), 'the error names the damaged file');
+    assert.match(
+      failure.err?.message ?? '',
+      new RegExp(tim.replace('.', '\\.')),
+      'the error names the damaged file',
+    );
     const snapshots = readdirSync(join(home, 'data', 'm', 'snapshot'));
-    assert.ok(snapshots.some((name) => name.startsWith('ServiceInternal-merge-failed-')), snapshots.join(', '));
+    assert.ok(
+      snapshots.some((name) => name.startsWith('ServiceInternal-merge-failed-')),
+      snapshots.join(', '),
+    );
 
     // The file is whole again: the next retry of the merge succeeds, and so do commits.
     writeFileSync(join(live, tim), whole);

@@ -52,13 +52,19 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(after, REQUESTS, { method: 'PUT', route: DOCS_ROUTE, status: '200' }), 3);
     assert.equal(valueOf(after, REQUESTS, { method: 'PUT', route: DOCS_ROUTE, status: '400' }), 1);
     assert.equal(valueOf(after, REQUESTS, { method: 'GET', route: 'unmatched', status: '404' }), 2);
-    assert.equal(valueOf(after, 'pushsearch_http_request_duration_seconds_count', { method: 'PUT', route: DOCS_ROUTE }), 4);
+    assert.equal(
+      valueOf(after, 'pushsearch_http_request_duration_seconds_count', { method: 'PUT', route: DOCS_ROUTE }),
+      4,
+    );
     assert.equal(after.types.get(REQUESTS), 'counter');
     assert.equal(after.types.get('pushsearch_http_request_duration_seconds'), 'histogram');
     // Only patterns as route labels: no key, collection name or unknown path leaks in.
     for (const sample of after.samples.filter((s) => s.labels.route !== undefined)) {
       const label = sample.labels.route!;
-      assert.ok(label === 'unmatched' || !/local:|\/docs\b|no\/such|\?/.test(label), `raw URL as route label: ${label}`);
+      assert.ok(
+        label === 'unmatched' || !/local:|\/docs\b|no\/such|\?/.test(label),
+        `raw URL as route label: ${label}`,
+      );
     }
     // The scrape before this one is counted too (it was answered before this scrape began).
     assert.equal(valueOf(after, REQUESTS, { method: 'GET', route: '/metrics', status: '200' }), 1);
@@ -66,7 +72,8 @@ describe('GET /metrics', () => {
 
   it('shows collection gauges and engine counters after a commit, and query latency after searches', async () => {
     const t = await app(['docs']);
-    for (const key of ['local:a', 'local:b', 'local:c']) await putDocument(t.app, 'v1', 'docs', key, `apple ${key}`);
+    for (const key of ['local:a', 'local:b', 'local:c'])
+      await putDocument(t.app, 'v1', 'docs', key, `apple ${key}`);
     const staged = await scrape(t.app);
     assert.equal(valueOf(staged, 'pushsearch_collection_staged_changes', { collection: 'docs' }), 3);
     assert.equal(valueOf(staged, 'pushsearch_collection_documents', { collection: 'docs' }), 0);
@@ -104,7 +111,10 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(later, 'pushsearch_collection_documents_deleted_total', docs), 1);
     // Only the successful search is a query latency sample.
     assert.equal(valueOf(later, 'pushsearch_query_duration_seconds_count', { route: '/s/search.json' }), 1);
-    assert.equal(valueOf(later, 'pushsearch_query_duration_seconds_bucket', { route: '/s/search.json', le: '+Inf' }), 1);
+    assert.equal(
+      valueOf(later, 'pushsearch_query_duration_seconds_bucket', { route: '/s/search.json', le: '+Inf' }),
+      1,
+    );
   });
 
   it('a scrape never starts a collection: STOPPED ones show only their state, stopped ones lose their gauges', async () => {

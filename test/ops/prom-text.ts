@@ -50,7 +50,14 @@ export function parsePromText(text: string): PromText {
     if (value === undefined) throw new Error(`bad value, ${where}`);
     // As Prometheus reads it (Go's ParseFloat): Inf and NaN in any letter case.
     const special = /^([+-]?)(inf|nan)$/i.exec(value);
-    const number = special === null ? Number(value) : special[2]!.toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity;
+    const number =
+      special === null
+        ? Number(value)
+        : special[2]!.toLowerCase() === 'nan'
+          ? NaN
+          : special[1] === '-'
+            ? -Infinity
+            : Infinity;
     if (Number.isNaN(number) && special === null) throw new Error(`bad number, ${where}`);
     const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
     if (!types.has(family)) throw new Error(`sample before its # TYPE line, ${where}`);
@@ -60,7 +67,11 @@ export function parsePromText(text: string): PromText {
 }
 
 /** The value of the one sample named `name` whose labels include `labels`; undefined when none. */
-export function valueOf(text: PromText, name: string, labels: Record<string, string> = {}): number | undefined {
+export function valueOf(
+  text: PromText,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const found = text.samples.filter(
     (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
   );

@@ -36,32 +36,53 @@ describe('phrases on disk', () => {
         fc.array(phrase, { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 1, max: 3 }),
         async (docs, queries, generations) => {
-          const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0, autoMerge: false });
+          const index = await SearchIndex.open({
+            directory: new MemoryDirectory(),
+            mergeThreads: 0,
+            autoMerge: false,
+          });
           try {
             // Keys in document order, one commit per slice: generations keep that order.
             const per = Math.ceil(docs.length / generations);
             for (let i = 0; i < docs.length; i++) {
-              index.put({ key: `http://phrase.test/${String(i).padStart(4, '0')}`, fields: { body: docs[i]!.body.join(' '), t: docs[i]!.t.join(' ') } });
+              index.put({
+                key: `http://phrase.test/${String(i).padStart(4, '0')}`,
+                fields: { body: docs[i]!.body.join(' '), t: docs[i]!.t.join(' ') },
+              });
               if ((i + 1) % per === 0) await index.commit();
             }
             await index.commit();
             const searcher = index.acquireSearcher();
             try {
-              const oracle = [{ docs: docs.map((d) => ({ fields: { body: d.body, t: d.t } })), killed: new Set<number>() }];
+              const oracle = [
+                { docs: docs.map((d) => ({ fields: { body: d.body, t: d.t } })), killed: new Set<number>() },
+              ];
               const keyOf = (g: number, d: number) => searcher.stored(g, d).$key as string;
               for (const query of queries) {
                 const expected = naiveSearch(oracle, query);
-                const exhaustive = executeQuery(searcher.generations, query, { k: docs.length, exhaustive: true });
+                const exhaustive = executeQuery(searcher.generations, query, {
+                  k: docs.length,
+                  exhaustive: true,
+                });
                 assert.equal(exhaustive.totalHits, expected.length, JSON.stringify(query));
-                const scoreOf = new Map(expected.map((h) => [`http://phrase.test/${String(h.docId).padStart(4, '0')}`, h.score]));
+                const scoreOf = new Map(
+                  expected.map((h) => [`http://phrase.test/${String(h.docId).padStart(4, '0')}`, h.score]),
+                );
                 for (const hit of exhaustive.hits) {
                   const want = scoreOf.get(keyOf(hit.generationIndex, hit.docId));
-                  assert.ok(want !== undefined && Math.abs(hit.score - want) < 1e-9, `score for ${JSON.stringify(query)}`);
+                  assert.ok(
+                    want !== undefined && Math.abs(hit.score - want) < 1e-9,
+                    `score for ${JSON.stringify(query)}`,
+                  );
                 }
                 for (const k of [1, 5]) {
                   for (const totalHitsThreshold of [0, 3]) {
                     const pruned = executeQuery(searcher.generations, query, { k, totalHitsThreshold });
-                    assert.deepEqual(pruned.hits, exhaustive.hits.slice(0, k), `${JSON.stringify(query)} k ${k} threshold ${totalHitsThreshold}`);
+                    assert.deepEqual(
+                      pruned.hits,
+                      exhaustive.hits.slice(0, k),
+                      `${JSON.stringify(query)} k ${k} threshold ${totalHitsThreshold}`,
+                    );
                   }
                 }
               }
@@ -77,12 +98,16 @@ describe('phrases on disk', () => {
     );
   });
 
-  it('skips the rarest term\'s documents by frequency per block and still returns the exhaustive top k', async () => {
+  it("skips the rarest term's documents by frequency per block and still returns the exhaustive top k", async () => {
     // "york" is the rarest term. Most documents hold the phrase once; one per block of 128
     // holds it three times; every 50th holds it twice in 4 words (competitive on length),
     // every 37th twice in 44 words (not). Which of the twice-documents may enter depends on
     // each block's shortest document, the bound the scan uses.
-    const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0, autoMerge: false });
+    const index = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      autoMerge: false,
+    });
     try {
       const filler = (n: number) => Array.from({ length: n }, () => 'w').join(' ');
       for (let i = 0; i < 3000; i++) {
@@ -102,7 +127,11 @@ describe('phrases on disk', () => {
         for (const k of [1, 10, 30, 60, 100]) {
           for (const totalHitsThreshold of [0, 10, 1000]) {
             const pruned = executeQuery(searcher.generations, query, { k, totalHitsThreshold });
-            assert.deepEqual(pruned.hits, exhaustive.hits.slice(0, k), `k ${k} threshold ${totalHitsThreshold}`);
+            assert.deepEqual(
+              pruned.hits,
+              exhaustive.hits.slice(0, k),
+              `k ${k} threshold ${totalHitsThreshold}`,
+            );
           }
         }
       } finally {
@@ -115,14 +144,22 @@ describe('phrases on disk', () => {
 
   it('checks positions packed at width 0 (a term only ever at the start of its documents)', async () => {
     // "alpha" is at position 0 only, so its positions take no bits at all.
-    const index = await SearchIndex.open({ directory: new MemoryDirectory(), mergeThreads: 0, autoMerge: false });
+    const index = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      autoMerge: false,
+    });
     try {
-      const bodies = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? 'alpha kilo' : i % 3 === 1 ? 'alpha bravo kilo' : 'alpha'));
+      const bodies = Array.from({ length: 300 }, (_, i) =>
+        i % 3 === 0 ? 'alpha kilo' : i % 3 === 1 ? 'alpha bravo kilo' : 'alpha',
+      );
       bodies.forEach((body, i) => index.put({ key: `http://width.test/${i}`, fields: { body } }));
       await index.commit();
       const searcher = index.acquireSearcher();
       try {
-        const count = (terms: string[]) => executeQuery(searcher.generations, { kind: 'phrase', terms }, { k: 10, exhaustive: true }).totalHits;
+        const count = (terms: string[]) =>
+          executeQuery(searcher.generations, { kind: 'phrase', terms }, { k: 10, exhaustive: true })
+            .totalHits;
         assert.equal(count(['alpha', 'kilo']), 100);
         assert.equal(count(['alpha', 'bravo']), 100);
         assert.equal(count(['bravo', 'kilo']), 100);

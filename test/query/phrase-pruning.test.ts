@@ -32,12 +32,16 @@ describe('phrase pruning', () => {
     const exhaustive = executeQuery([gen], phrase, { k: 10, exhaustive: true });
     const pruned = executeQuery([gen], phrase, { k: 10 });
     assert.deepEqual(pruned.hits, exhaustive.hits);
-    const hasPhrase = (words: string[] | undefined) => (words ?? []).some((w, i) => w === 'new' && words![i + 1] === 'york');
+    const hasPhrase = (words: string[] | undefined) =>
+      (words ?? []).some((w, i) => w === 'new' && words![i + 1] === 'york');
     const matches = docs.filter((doc) => hasPhrase(doc.fields.body) || hasPhrase(doc.fields.t)).length;
     assert.equal(exhaustive.totalHits, matches);
     // The first 1,001 matches are counted (the default totalHitsThreshold), then only the
     // strong documents can compete: one per block, the others are dismissed on their bound.
-    assert.ok(pruned.counters.docsScored <= 1_001 + Math.ceil(N / BLOCK), `scored ${pruned.counters.docsScored}`);
+    assert.ok(
+      pruned.counters.docsScored <= 1_001 + Math.ceil(N / BLOCK),
+      `scored ${pruned.counters.docsScored}`,
+    );
     assert.equal(pruned.totalHitsExact, false);
   });
 

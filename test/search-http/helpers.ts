@@ -26,7 +26,10 @@ export async function pushAndCommit(
   documents: TestDocument[],
 ): Promise<void> {
   for (const document of documents) {
-    const headers: Record<string, string> = { 'content-type': document.type ?? 'text/plain', authorization: ADMIN_AUTH };
+    const headers: Record<string, string> = {
+      'content-type': document.type ?? 'text/plain',
+      authorization: ADMIN_AUTH,
+    };
     for (const [name, value] of Object.entries(document.metadata ?? {}))
       headers[`x-service-push-metadata-${name}`] = value;
     const response = await app.inject({

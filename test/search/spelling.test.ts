@@ -22,7 +22,16 @@ function sourceOf(vocabulary: Record<string, number>): SpellingSource & { scanne
 }
 
 describe('suggestSpelling', () => {
-  const vocabulary = { protocol: 900, protocols: 300, transport: 500, network: 700, netwrok: 1, routing: 80, router: 60, the: 5000 };
+  const vocabulary = {
+    protocol: 900,
+    protocols: 300,
+    transport: 500,
+    network: 700,
+    netwrok: 1,
+    routing: 80,
+    router: 60,
+    the: 5000,
+  };
 
   it('corrects one transposition, deletion, insertion or replacement to the most frequent neighbour', () => {
     assert.equal(suggestSpelling(['netwrok'], sourceOf(vocabulary)), 'network');
@@ -38,7 +47,10 @@ describe('suggestSpelling', () => {
   });
 
   it('keeps correct words of a query and proposes only what finds more documents', () => {
-    assert.equal(suggestSpelling(['the', 'netwrok', 'protocol'], sourceOf(vocabulary)), 'the network protocol');
+    assert.equal(
+      suggestSpelling(['the', 'netwrok', 'protocol'], sourceOf(vocabulary)),
+      'the network protocol',
+    );
     // "routeing" → "routing" (distance 1) exists but finds no more documents than the rare typo's neighbour would.
     assert.equal(suggestSpelling(['routeing'], sourceOf({ ...vocabulary, routeing: 1 })), 'routing');
   });
@@ -48,6 +60,9 @@ describe('suggestSpelling', () => {
     suggestSpelling(['netwrok'], source);
     assert.deepEqual(source.scanned, []);
     suggestSpelling(['trnaspotr'], source);
-    assert.ok(source.scanned.length === 1 && source.scanned[0]! <= 5000, `scanned ${source.scanned.join(',')}`);
+    assert.ok(
+      source.scanned.length === 1 && source.scanned[0]! <= 5000,
+      `scanned ${source.scanned.join(',')}`,
+    );
   });
 });

@@ -25,11 +25,17 @@ describe('admin API', () => {
     assert.equal(news.statusCode, 200, news.body);
     assert.equal(news.json<{ collection: { type: string } }>().collection.type, 'push');
     assert.equal((await admin('PUT', '/collections/blogs', { type: 'push' })).statusCode, 200);
-    assert.equal((await admin('PUT', '/collections/news', { type: 'push' })).json<{ error: string }>().error, 'COLLECTION_EXISTS');
+    assert.equal(
+      (await admin('PUT', '/collections/news', { type: 'push' })).json<{ error: string }>().error,
+      'COLLECTION_EXISTS',
+    );
     const all = await admin('PUT', '/collections/all', { type: 'meta', members: ['news', 'blogs'] });
     assert.equal(all.statusCode, 200, all.body);
     assert.equal((await admin('PUT', '/collections/bad', { type: 'meta' })).statusCode, 400);
-    assert.equal((await admin('PUT', '/collections/bad', { type: 'meta', members: ['nope'] })).statusCode, 404);
+    assert.equal(
+      (await admin('PUT', '/collections/bad', { type: 'meta', members: ['nope'] })).statusCode,
+      404,
+    );
     assert.equal((await admin('PUT', '/collections/bad', { type: 'other' })).statusCode, 400);
     assert.equal((await admin('PUT', '/collections/bad%20name', { type: 'push' })).statusCode, 400);
 
@@ -40,13 +46,33 @@ describe('admin API', () => {
       payload: 'breaking',
     });
     assert.equal(push.statusCode, 200);
-    const commit = await t.app.inject({ method: 'POST', url: '/push-api/v1/collections/news/commit', headers: { authorization: ADMIN_AUTH } });
+    const commit = await t.app.inject({
+      method: 'POST',
+      url: '/push-api/v1/collections/news/commit',
+      headers: { authorization: ADMIN_AUTH },
+    });
     assert.equal(commit.statusCode, 200);
 
     const list = await admin('GET', '/collections');
     assert.equal(list.statusCode, 200);
-    const collections = list.json<{ collections: { name: string; type: string; state: string; documents?: number; generations?: number; members?: string[] }[] }>().collections;
-    assert.deepEqual(collections.map((c) => [c.name, c.type]), [['all', 'meta'], ['blogs', 'push'], ['news', 'push']]);
+    const collections = list.json<{
+      collections: {
+        name: string;
+        type: string;
+        state: string;
+        documents?: number;
+        generations?: number;
+        members?: string[];
+      }[];
+    }>().collections;
+    assert.deepEqual(
+      collections.map((c) => [c.name, c.type]),
+      [
+        ['all', 'meta'],
+        ['blogs', 'push'],
+        ['news', 'push'],
+      ],
+    );
     const listedNews = collections.find((c) => c.name === 'news')!;
     assert.equal(listedNews.state, 'RUNNING');
     assert.equal(listedNews.documents, 1);
@@ -83,7 +109,11 @@ describe('admin API', () => {
     const cases: [string, string, RegExp][] = [
       ['metamap.cfg', 'author,0,author\nFUNbad,0,x\n', /metamap\.cfg line 2/],
       ['collection.cfg', 'collection_type=push\nno equals sign here\n', /collection\.cfg line 2/],
-      ['collection.cfg', 'collection_type=push\npush.max-generations=1\n', /collection\.cfg.*push\.max-generations/],
+      [
+        'collection.cfg',
+        'collection_type=push\npush.max-generations=1\n',
+        /collection\.cfg.*push\.max-generations/,
+      ],
       ['collection.cfg', 'collection_type=meta\n', /collection_type cannot change/],
       ['xml.cfg', 'not the header\n', /xml\.cfg line 1/],
       ['gscopes.cfg', 'ok ^a\nbad-id! ^b\n', /gscopes\.cfg line 2/],
@@ -91,17 +121,29 @@ describe('admin API', () => {
     ];
     for (const [file, text, message] of cases) {
       // A valid file beside the bad one is not written either.
-      const response = await admin('PUT', '/collections/conf/config', { files: { 'qie.cfg': '0.1 ^x\n', [file]: text } });
+      const response = await admin('PUT', '/collections/conf/config', {
+        files: { 'qie.cfg': '0.1 ^x\n', [file]: text },
+      });
       assert.equal(response.statusCode, 400, `${file}: ${response.body}`);
       const body = response.json<{ error: string; message: string }>();
       assert.equal(body.error, 'CONFIG_INVALID');
       assert.match(body.message, message);
       for (const [name, expected] of Object.entries(good)) {
-        assert.equal(readFileSync(join(t.home, 'conf', 'conf', name), 'utf8'), expected, `${name} unchanged after a bad ${file}`);
+        assert.equal(
+          readFileSync(join(t.home, 'conf', 'conf', name), 'utf8'),
+          expected,
+          `${name} unchanged after a bad ${file}`,
+        );
       }
     }
-    assert.equal((await admin('PUT', '/collections/conf/config', { files: { 'other.cfg': 'x' } })).statusCode, 400);
-    assert.equal((await admin('PUT', '/collections/conf/config', { files: { 'collection.cfg': null } })).statusCode, 400);
+    assert.equal(
+      (await admin('PUT', '/collections/conf/config', { files: { 'other.cfg': 'x' } })).statusCode,
+      400,
+    );
+    assert.equal(
+      (await admin('PUT', '/collections/conf/config', { files: { 'collection.cfg': null } })).statusCode,
+      400,
+    );
     const removed = await admin('PUT', '/collections/conf/config', { files: { 'qie.cfg': null } });
     assert.equal(removed.statusCode, 200);
     assert.equal(existsSync(join(t.home, 'conf', 'conf', 'qie.cfg')), false);
@@ -109,10 +151,17 @@ describe('admin API', () => {
   });
 
   it('creates, replaces, lists and deletes users; bad input is refused', async () => {
-    const created = await admin('PUT', '/users/editor', { password: 'editor-password', permissions: ['sec.continuous.rest'], collections: ['news'] });
+    const created = await admin('PUT', '/users/editor', {
+      password: 'editor-password',
+      permissions: ['sec.continuous.rest'],
+      collections: ['news'],
+    });
     assert.equal(created.statusCode, 200, created.body);
     assert.equal(created.json<{ created: boolean }>().created, true);
-    const replaced = await admin('PUT', '/users/editor', { permissions: ['sec.continuous.rest'], collections: ['news', 'conf'] });
+    const replaced = await admin('PUT', '/users/editor', {
+      permissions: ['sec.continuous.rest'],
+      collections: ['news', 'conf'],
+    });
     assert.equal(replaced.json<{ created: boolean; user: { collections: string[] } }>().created, false);
     assert.deepEqual(replaced.json<{ user: { collections: string[] } }>().user.collections, ['conf', 'news']);
     // The password stayed.
@@ -126,17 +175,31 @@ describe('admin API', () => {
     const refusals: [string, unknown, string][] = [
       ['/users/newbie', { permissions: [], collections: [] }, 'PASSWORD_INVALID'],
       ['/users/newbie', { password: 'short', permissions: [], collections: [] }, 'PARAMETER_INVALID'],
-      ['/users/newbie', { password: 'long-enough', permissions: ['sec.everything'], collections: [] }, 'PARAMETER_INVALID'],
-      ['/users/newbie', { password: 'long-enough', permissions: [], collections: ['../x'] }, 'COLLECTION_NAME_INVALID'],
+      [
+        '/users/newbie',
+        { password: 'long-enough', permissions: ['sec.everything'], collections: [] },
+        'PARAMETER_INVALID',
+      ],
+      [
+        '/users/newbie',
+        { password: 'long-enough', permissions: [], collections: ['../x'] },
+        'COLLECTION_NAME_INVALID',
+      ],
       ['/users/editor', { pasword: 'typo-password', permissions: [], collections: [] }, 'PARAMETER_INVALID'],
-      ['/users/bad%20name', { password: 'long-enough', permissions: [], collections: [] }, 'USER_NAME_INVALID'],
+      [
+        '/users/bad%20name',
+        { password: 'long-enough', permissions: [], collections: [] },
+        'USER_NAME_INVALID',
+      ],
     ];
     for (const [url, body, code] of refusals) {
       const response = await admin('PUT', url, body);
       assert.equal(response.statusCode, 400, `${url} ${JSON.stringify(body)}: ${response.body}`);
       assert.equal(response.json<{ error: string }>().error, code);
     }
-    const users = (await admin('GET', '/users')).json<{ users: { name: string }[] }>().users.map((u) => u.name);
+    const users = (await admin('GET', '/users'))
+      .json<{ users: { name: string }[] }>()
+      .users.map((u) => u.name);
     assert.deepEqual(users, ['admin', 'editor']);
     assert.equal((await admin('DELETE', '/users/editor')).statusCode, 200);
     assert.equal((await admin('DELETE', '/users/editor')).json<{ error: string }>().error, 'USER_NOT_FOUND');
@@ -162,8 +225,14 @@ describe('search.public=false with users', () => {
       const anonymous = await search('closed');
       assert.equal(anonymous.statusCode, 401);
       assert.equal(anonymous.headers['www-authenticate'], 'Basic realm="search"');
-      assert.equal((await search('closed', { authorization: basicAuth('outsider', 'outsider-password') })).statusCode, 403);
-      assert.equal((await search('closed', { authorization: basicAuth('reader', 'reader-password') })).statusCode, 200);
+      assert.equal(
+        (await search('closed', { authorization: basicAuth('outsider', 'outsider-password') })).statusCode,
+        403,
+      );
+      assert.equal(
+        (await search('closed', { authorization: basicAuth('reader', 'reader-password') })).statusCode,
+        200,
+      );
       const token = await t.login('reader', 'reader-password');
       assert.equal((await search('closed', { 'x-security-token': token })).statusCode, 200);
       assert.equal((await search('open')).statusCode, 200);

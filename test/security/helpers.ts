@@ -14,7 +14,10 @@ export interface SecurityApp extends BuiltApp {
   /** Moves the clock of users, tokens and the login throttle forward. */
   advance(ms: number): void;
   /** Creates (or replaces) a user through the admin API, as admin; asserts 200. */
-  putUser(name: string, body: { password?: string; permissions: string[]; collections: string[] }): Promise<void>;
+  putUser(
+    name: string,
+    body: { password?: string; permissions: string[]; collections: string[] },
+  ): Promise<void>;
   /** Logs in; asserts 200 and returns the token. */
   login(user: string, password: string): Promise<string>;
   close(): Promise<void>;
@@ -27,7 +30,10 @@ export async function securityApp(
 ): Promise<SecurityApp> {
   const temp = tempHome();
   let now = Date.now();
-  const built = await buildApp({ home: temp.home, security: { ...TEST_SECURITY, clock: () => now, ...security } });
+  const built = await buildApp({
+    home: temp.home,
+    security: { ...TEST_SECURITY, clock: () => now, ...security },
+  });
   for (const name of collections) built.manager.create(name, 'push');
   const api: SecurityApp = {
     ...built,

@@ -23,11 +23,17 @@ describe('failed logins are slowed down and logged', () => {
 
   it('after 5 wrong passwords a user is locked (429 + Retry-After) even for the right one, with a doubling delay', async () => {
     t = await securityApp(['docs']);
-    await t.putUser('pusher', { password: 'pusher-password', permissions: ['sec.continuous.rest'], collections: ['docs'] });
-    for (let i = 0; i < 5; i++) assert.equal((await login(t, 'pusher', `guess-${i}`)).statusCode, 401, `guess ${i}`);
+    await t.putUser('pusher', {
+      password: 'pusher-password',
+      permissions: ['sec.continuous.rest'],
+      collections: ['docs'],
+    });
+    for (let i = 0; i < 5; i++)
+      assert.equal((await login(t, 'pusher', `guess-${i}`)).statusCode, 401, `guess ${i}`);
     assert.equal((await login(t, 'pusher', 'pusher-password')).statusCode, 200, 'five failures are free');
     // A success clears the count; five more failures and a sixth that locks.
-    for (let i = 0; i < 6; i++) assert.equal((await login(t, 'pusher', `guess-${i}`)).statusCode, 401, `guess ${i}`);
+    for (let i = 0; i < 6; i++)
+      assert.equal((await login(t, 'pusher', `guess-${i}`)).statusCode, 401, `guess ${i}`);
     const locked = await login(t, 'pusher', 'pusher-password');
     assert.equal(locked.statusCode, 429, locked.body);
     assert.equal(locked.json<{ error: string }>().error, 'LOGIN_RATE_LIMITED');
@@ -53,7 +59,9 @@ describe('failed logins are slowed down and logged', () => {
     const log = readFileSync(join(t.home, 'web', 'log', 'security.log'), 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { msg: string; user?: string; address?: string; userFailures?: number });
+      .map(
+        (line) => JSON.parse(line) as { msg: string; user?: string; address?: string; userFailures?: number },
+      );
     const failures = log.filter((line) => line.msg.startsWith('login failed'));
     assert.equal(failures.length, 12);
     assert.ok(failures.every((line) => line.user === 'pusher' && line.address === '127.0.0.1'));
@@ -62,7 +70,11 @@ describe('failed logins are slowed down and logged', () => {
 
   it('a guesser elsewhere does not lock out an address that logged the user in; a success there gives the guesser no fresh tries', async () => {
     t = await securityApp(['docs']);
-    await t.putUser('pusher', { password: 'pusher-password', permissions: ['sec.continuous.rest'], collections: ['docs'] });
+    await t.putUser('pusher', {
+      password: 'pusher-password',
+      permissions: ['sec.continuous.rest'],
+      collections: ['docs'],
+    });
     const push = (remoteAddress: string) =>
       t!.app.inject({
         method: 'GET',
@@ -79,11 +91,17 @@ describe('failed logins are slowed down and logged', () => {
         payload: new URLSearchParams({ username: 'pusher', password }).toString(),
       });
     assert.equal((await push('10.0.0.1')).statusCode, 200, 'the push client logs in once');
-    for (let i = 0; i < 6; i++) assert.equal((await guess('10.0.0.66', `guess-${i}`)).statusCode, 401, `guess ${i}`);
-    assert.equal((await guess('10.0.0.66', 'pusher-password')).statusCode, 429, 'the user is locked for the guesser');
+    for (let i = 0; i < 6; i++)
+      assert.equal((await guess('10.0.0.66', `guess-${i}`)).statusCode, 401, `guess ${i}`);
+    assert.equal(
+      (await guess('10.0.0.66', 'pusher-password')).statusCode,
+      429,
+      'the user is locked for the guesser',
+    );
     assert.equal((await push('10.0.0.2')).statusCode, 429, 'and for an address that never logged it in');
     // The push client goes on, again and again, and its successes do not reset the guesser's count.
-    for (let i = 0; i < 3; i++) assert.equal((await push('10.0.0.1')).statusCode, 200, `push ${i} from the trusted address`);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await push('10.0.0.1')).statusCode, 200, `push ${i} from the trusted address`);
     t.advance(1001);
     assert.equal((await guess('10.0.0.66', 'guess-again')).statusCode, 401);
     const relocked = await guess('10.0.0.66', 'pusher-password');
@@ -102,7 +120,8 @@ describe('failed logins are slowed down and logged', () => {
 
   it('an address that fails for many user names is locked for all of them', async () => {
     t = await securityApp(['docs'], { throttle: { freeFailuresPerAddress: 3 } });
-    for (const user of ['a', 'b', 'c', 'd']) assert.equal((await login(t, user, 'whatever-password')).statusCode, 401, user);
+    for (const user of ['a', 'b', 'c', 'd'])
+      assert.equal((await login(t, user, 'whatever-password')).statusCode, 401, user);
     const locked = await login(t, 'admin', 'test-admin-password');
     assert.equal(locked.statusCode, 429);
     t.advance(1001);
@@ -111,7 +130,13 @@ describe('failed logins are slowed down and logged', () => {
 
   it('LoginThrottle: the delay is capped and failures are forgotten after a quiet period', () => {
     let now = 0;
-    const throttle = new LoginThrottle({ clock: () => now, freeFailuresPerUser: 1, baseDelayMs: 1000, maxDelayMs: 4000, forgetAfterMs: 60_000 });
+    const throttle = new LoginThrottle({
+      clock: () => now,
+      freeFailuresPerUser: 1,
+      baseDelayMs: 1000,
+      maxDelayMs: 4000,
+      forgetAfterMs: 60_000,
+    });
     throttle.recordFailure('u', 'x');
     throttle.check('u', 'x');
     const delays: number[] = [];
@@ -133,7 +158,12 @@ describe('failed logins are slowed down and logged', () => {
 
   it('LoginThrottle: a success clears only failures from its own address; trust ends after trustForMs', () => {
     let now = 0;
-    const throttle = new LoginThrottle({ clock: () => now, freeFailuresPerUser: 2, baseDelayMs: 60_000, trustForMs: 10_000 });
+    const throttle = new LoginThrottle({
+      clock: () => now,
+      freeFailuresPerUser: 2,
+      baseDelayMs: 60_000,
+      trustForMs: 10_000,
+    });
     const locked = (user: string, address: string): boolean => {
       try {
         throttle.check(user, address);
@@ -146,7 +176,11 @@ describe('failed logins are slowed down and logged', () => {
     throttle.recordFailure('u', 'a');
     throttle.recordFailure('u', 'a');
     throttle.recordSuccess('u', 'a');
-    assert.equal(throttle.recordFailure('u', 'b').userFailures, 1, 'count cleared by the success at the same address');
+    assert.equal(
+      throttle.recordFailure('u', 'b').userFailures,
+      1,
+      'count cleared by the success at the same address',
+    );
     // A failure from b is not cleared by a success from a.
     throttle.recordSuccess('u', 'a');
     assert.equal(throttle.recordFailure('u', 'b').userFailures, 2);

@@ -38,7 +38,10 @@ describe('login tokens', () => {
   });
 
   it('a wrong password or an unknown user gets 401 and no token', async () => {
-    for (const [username, password] of [['pusher', 'not-the-password'], ['ghost', 'pusher-password']]) {
+    for (const [username, password] of [
+      ['pusher', 'not-the-password'],
+      ['ghost', 'pusher-password'],
+    ]) {
       const response = await t.app.inject({
         method: 'POST',
         url: '/admin-api/account/v1/login',
@@ -95,17 +98,28 @@ describe('login tokens', () => {
     assert.equal(revoke.statusCode, 200, revoke.body);
     assert.equal(revoke.json<{ revoked: number }>().revoked, 1);
     assertUnauthenticated(await withToken(PUSH_STATE, token), 'revoked');
-    const basic = await t.app.inject({ method: 'GET', url: PUSH_STATE, headers: { authorization: basicAuth('pusher', PUSHER.password) } });
+    const basic = await t.app.inject({
+      method: 'GET',
+      url: PUSH_STATE,
+      headers: { authorization: basicAuth('pusher', PUSHER.password) },
+    });
     assert.equal(basic.statusCode, 200);
   });
 
   it('a password change kills the old tokens and the old password, also for Basic clients already verified', async () => {
     const token = await t.login('pusher', PUSHER.password);
     const oldBasic = basicAuth('pusher', PUSHER.password);
-    assert.equal((await t.app.inject({ method: 'GET', url: PUSH_STATE, headers: { authorization: oldBasic } })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: PUSH_STATE, headers: { authorization: oldBasic } }))
+        .statusCode,
+      200,
+    );
     await t.putUser('pusher', { ...PUSHER, password: 'a-new-password' });
     assertUnauthenticated(await withToken(PUSH_STATE, token), 'token after password change');
-    assertUnauthenticated(await t.app.inject({ method: 'GET', url: PUSH_STATE, headers: { authorization: oldBasic } }), 'old Basic');
+    assertUnauthenticated(
+      await t.app.inject({ method: 'GET', url: PUSH_STATE, headers: { authorization: oldBasic } }),
+      'old Basic',
+    );
     const fresh = await t.login('pusher', 'a-new-password');
     assert.equal((await withToken(PUSH_STATE, fresh)).statusCode, 200);
     // Changing permissions without a password keeps the tokens.
@@ -116,7 +130,11 @@ describe('login tokens', () => {
   it('a token that already worked follows every change of the store at once (revoke, permissions, deletion)', async () => {
     const revoked = await t.login('pusher', PUSHER.password);
     assert.equal((await withToken(PUSH_STATE, revoked)).statusCode, 200);
-    const revoke = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/pusher/tokens', headers: { authorization: ADMIN_AUTH } });
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: '/admin-api/v1/users/pusher/tokens',
+      headers: { authorization: ADMIN_AUTH },
+    });
     assert.equal(revoke.statusCode, 200, revoke.body);
     assertUnauthenticated(await withToken(PUSH_STATE, revoked), 'revoked after use');
 
@@ -129,18 +147,30 @@ describe('login tokens', () => {
     assert.equal((await withToken(PUSH_STATE, token)).statusCode, 403, 'access to docs taken away');
     await t.putUser('pusher', { permissions: ['sec.continuous.rest'], collections: ['docs'] });
     assert.equal((await withToken(PUSH_STATE, token)).statusCode, 200, 'access given back');
-    const deleted = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/pusher', headers: { authorization: ADMIN_AUTH } });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: '/admin-api/v1/users/pusher',
+      headers: { authorization: ADMIN_AUTH },
+    });
     assert.equal(deleted.statusCode, 200);
     assertUnauthenticated(await withToken(PUSH_STATE, token), 'user deleted after use');
   });
 
   it('a deleted user can use neither its tokens nor its password', async () => {
     const token = await t.login('pusher', PUSHER.password);
-    const deleted = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/pusher', headers: { authorization: ADMIN_AUTH } });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: '/admin-api/v1/users/pusher',
+      headers: { authorization: ADMIN_AUTH },
+    });
     assert.equal(deleted.statusCode, 200);
     assertUnauthenticated(await withToken(PUSH_STATE, token), 'token of a deleted user');
     assertUnauthenticated(
-      await t.app.inject({ method: 'GET', url: PUSH_STATE, headers: { authorization: basicAuth('pusher', PUSHER.password) } }),
+      await t.app.inject({
+        method: 'GET',
+        url: PUSH_STATE,
+        headers: { authorization: basicAuth('pusher', PUSHER.password) },
+      }),
       'password of a deleted user',
     );
   });
@@ -153,7 +183,11 @@ describe('login tokens', () => {
     await t.app.close();
     const again = await buildApp({ home: t.home, security: { scrypt: { N: 1024, r: 8, p: 1 } } });
     try {
-      const response = await again.app.inject({ method: 'GET', url: PUSH_STATE, headers: { 'x-security-token': token } });
+      const response = await again.app.inject({
+        method: 'GET',
+        url: PUSH_STATE,
+        headers: { 'x-security-token': token },
+      });
       assert.equal(response.statusCode, 200, response.body);
     } finally {
       await again.app.close();

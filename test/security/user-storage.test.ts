@@ -31,8 +31,16 @@ describe('users on disk', () => {
   it('no password or token is stored anywhere in SEARCH_HOME; users.json holds scrypt hashes, mode 0600', async () => {
     const t = await securityApp(['docs']);
     try {
-      await t.putUser('pusher', { password: 'pusher-secret-1', permissions: ['sec.continuous.rest'], collections: ['docs'] });
-      await t.putUser('pusher', { password: 'pusher-secret-2', permissions: ['sec.continuous.rest'], collections: ['docs'] });
+      await t.putUser('pusher', {
+        password: 'pusher-secret-1',
+        permissions: ['sec.continuous.rest'],
+        collections: ['docs'],
+      });
+      await t.putUser('pusher', {
+        password: 'pusher-secret-2',
+        permissions: ['sec.continuous.rest'],
+        collections: ['docs'],
+      });
       const token = await t.login('pusher', 'pusher-secret-2');
       await t.login('admin', 'test-admin-password');
       const push = await t.app.inject({
@@ -48,12 +56,21 @@ describe('users on disk', () => {
         headers: { authorization: basicAuth('pusher', 'a-guessed-secret') },
       });
       assert.equal(bad.statusCode, 401);
-      for (const secret of ['pusher-secret-1', 'pusher-secret-2', 'test-admin-password', 'a-guessed-secret', token, token.split('.')[1]!]) {
+      for (const secret of [
+        'pusher-secret-1',
+        'pusher-secret-2',
+        'test-admin-password',
+        'a-guessed-secret',
+        token,
+        token.split('.')[1]!,
+      ]) {
         assert.deepEqual(filesContaining(t.home, secret), [], `${secret} is nowhere on disk`);
       }
       const file = join(t.home, 'conf', 'users.json');
       assert.equal(modeOf(file), 0o600);
-      const stored = JSON.parse(readFileSync(file, 'utf8')) as { users: { name: string; passwordHash: string }[] };
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as {
+        users: { name: string; passwordHash: string }[];
+      };
       for (const user of stored.users) assert.ok(parseHash(user.passwordHash) !== undefined, user.name);
       const listed = await t.app.inject({
         method: 'GET',
@@ -63,8 +80,13 @@ describe('users on disk', () => {
       assert.equal(listed.statusCode, 200);
       assert.ok(!listed.body.includes('scrypt'), 'the list shows no hashes');
       assert.deepEqual(
-        listed.json<{ users: { name: string; activeTokens: number }[] }>().users.map((u) => [u.name, u.activeTokens]),
-        [['admin', 1], ['pusher', 1]],
+        listed
+          .json<{ users: { name: string; activeTokens: number }[] }>()
+          .users.map((u) => [u.name, u.activeTokens]),
+        [
+          ['admin', 1],
+          ['pusher', 1],
+        ],
       );
     } finally {
       await t.close();
@@ -89,7 +111,9 @@ describe('users on disk', () => {
         });
         assert.equal(ok.statusCode, 200, ok.body);
         assert.deepEqual(
-          ok.json<{ users: { name: string; permissions: string[]; collections: string[] }[] }>().users.map((u) => [u.name, u.permissions, u.collections]),
+          ok
+            .json<{ users: { name: string; permissions: string[]; collections: string[] }[] }>()
+            .users.map((u) => [u.name, u.permissions, u.collections]),
           [['admin', ['sec.administer', 'sec.continuous.rest'], ['*']]],
         );
         assert.equal(modeOf(join(home, 'conf', 'users.json')), 0o600);
@@ -137,14 +161,21 @@ describe('users on disk', () => {
     const { home, cleanup } = tempHome();
     try {
       const store = new UserStore(join(home, 'users.json'), { scrypt: { N: 1024, r: 8, p: 1 } });
-      await store.put('admin', { password: 'admin-password', permissions: ['sec.administer'], collections: ['*'] });
+      await store.put('admin', {
+        password: 'admin-password',
+        permissions: ['sec.administer'],
+        collections: ['*'],
+      });
       const text = readFileSync(join(home, 'users.json'), 'utf8');
       writeFileSync(join(home, 'users.json'), text.replace('"sec.administer"', '"sec.continuous.rest"'));
-      assert.throws(() => new UserStore(join(home, 'users.json')), (error: { code: string; message: string }) => {
-        assert.equal(error.code, 'USERS_FILE_CORRUPT');
-        assert.match(error.message, /conf\/users\.json.*checksum/);
-        return true;
-      });
+      assert.throws(
+        () => new UserStore(join(home, 'users.json')),
+        (error: { code: string; message: string }) => {
+          assert.equal(error.code, 'USERS_FILE_CORRUPT');
+          assert.match(error.message, /conf\/users\.json.*checksum/);
+          return true;
+        },
+      );
     } finally {
       cleanup();
     }
@@ -164,7 +195,11 @@ describe('users on disk', () => {
         payload: { permissions: ['sec.continuous.rest'], collections: ['*'] },
       });
       assert.equal(demote.statusCode, 409);
-      await t.putUser('second', { password: 'second-admin', permissions: ['sec.administer'], collections: [] });
+      await t.putUser('second', {
+        password: 'second-admin',
+        permissions: ['sec.administer'],
+        collections: [],
+      });
       const now = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/users/admin', headers: auth });
       assert.equal(now.statusCode, 200);
     } finally {

@@ -47,7 +47,9 @@ export class FaultyDirectory implements Directory {
     if (this.operations >= this.failAtOperation) {
       if (this.mode === 'crash') this.dead = true;
       else this.failAtOperation = Infinity;
-      const error = new Error(`injected I/O error at operation ${this.operations} (${what})`) as NodeJS.ErrnoException;
+      const error = new Error(
+        `injected I/O error at operation ${this.operations} (${what})`,
+      ) as NodeJS.ErrnoException;
       error.code = 'EIO';
       throw error;
     }

@@ -29,7 +29,11 @@ export function parseCfg(text: string, fileName: string): CfgEntries {
 function splitLine(content: string, fileName: string, line: number): { key: string; value: string } {
   const eq = content.indexOf('=');
   if (eq === -1) {
-    throw new ConfigFileError(fileName, line, `expected key=value, found ${JSON.stringify(shorten(content))} (no "=")`);
+    throw new ConfigFileError(
+      fileName,
+      line,
+      `expected key=value, found ${JSON.stringify(shorten(content))} (no "=")`,
+    );
   }
   const key = content.slice(0, eq).trim();
   if (key === '') throw new ConfigFileError(fileName, line, 'the key before "=" is empty');
@@ -61,16 +65,32 @@ export function serializeCfg(
 
 function formatLine(key: string, value: string, fileName: string): string {
   if (!KEY.test(key)) {
-    throw new ConfigFileError(fileName, undefined, `the key ${JSON.stringify(key)} must be non-empty, without "=" or whitespace`);
+    throw new ConfigFileError(
+      fileName,
+      undefined,
+      `the key ${JSON.stringify(key)} must be non-empty, without "=" or whitespace`,
+    );
   }
   if (/[\r\n]/.test(value)) {
-    throw new ConfigFileError(fileName, undefined, `the value of ${key} contains a line break, which a .cfg line cannot hold`);
+    throw new ConfigFileError(
+      fileName,
+      undefined,
+      `the value of ${key} contains a line break, which a .cfg line cannot hold`,
+    );
   }
   if (value !== value.trim()) {
-    throw new ConfigFileError(fileName, undefined, `the value of ${key} starts or ends with whitespace, which reading would drop`);
+    throw new ConfigFileError(
+      fileName,
+      undefined,
+      `the value of ${key} starts or ends with whitespace, which reading would drop`,
+    );
   }
   if (key.startsWith('#')) {
-    throw new ConfigFileError(fileName, undefined, `the key ${JSON.stringify(key)} starts with "#" and would read back as a comment`);
+    throw new ConfigFileError(
+      fileName,
+      undefined,
+      `the key ${JSON.stringify(key)} starts with "#" and would read back as a comment`,
+    );
   }
   return `${key}=${value}`;
 }

@@ -45,7 +45,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     defaultText: '30',
     min: 0,
     max: 604800,
-    description: 'Commit staged changes this many seconds after the first uncommitted change; 0 turns the timer off.',
+    description:
+      'Commit staged changes this many seconds after the first uncommitted change; 0 turns the timer off.',
   },
   {
     key: 'push.auto-commit.max-changes',
@@ -63,7 +64,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     defaultText: '64',
     min: 2,
     max: 10000,
-    description: 'Most generations a collection may have; commits are refused (503) when merges cannot keep below it.',
+    description:
+      'Most generations a collection may have; commits are refused (503) when merges cannot keep below it.',
   },
   {
     key: 'push.scheduler.killed-percentage-for-reindex',
@@ -72,7 +74,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     defaultText: '50',
     min: 1,
     max: 100,
-    description: 'A generation with at least this percentage of killed documents is rewritten; lower saves memory, costs CPU.',
+    description:
+      'A generation with at least this percentage of killed documents is rewritten; lower saves memory, costs CPU.',
   },
   {
     key: 'push.create-snapshot-on-merge-failure',
@@ -106,7 +109,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     defaultText: '30',
     min: 1,
     max: 86400,
-    description: 'A document body during which no byte arrives for this long is answered 408 and its connection closed.',
+    description:
+      'A document body during which no byte arrives for this long is answered 408 and its connection closed.',
   },
   {
     key: 'server.request-timeout-seconds',
@@ -122,14 +126,16 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     file: 'collection.cfg',
     kind: 'optional-string',
     defaultText: undefined,
-    description: 'Filter chain run on every document (same syntax as the filters parameter); unset: chosen by content type.',
+    description:
+      'Filter chain run on every document (same syntax as the filters parameter); unset: chosen by content type.',
   },
   {
     key: 'query_processor_options',
     file: 'collection.cfg',
     kind: 'string',
     defaultText: '-anniemode=3',
-    description: 'Query processor flags, -name=value separated by spaces. A value replaces the default entirely.',
+    description:
+      'Query processor flags, -name=value separated by spaces. A value replaces the default entirely.',
   },
   {
     key: 'indexer_options',
@@ -217,7 +223,9 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
   for (const key of collection.keys()) {
     const spec = SPEC_BY_KEY.get(key);
     if (spec?.file === 'global.cfg') {
-      warnings.push(`${collectionFile}: ${key} is installation-wide and is read from ${globalFile} only; this line is ignored`);
+      warnings.push(
+        `${collectionFile}: ${key} is installation-wide and is read from ${globalFile} only; this line is ignored`,
+      );
     }
   }
 
@@ -243,7 +251,10 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     const max = spec.max ?? Number.MAX_SAFE_INTEGER;
     const value = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
     if (!(value >= min && value <= max)) {
-      problems.push({ file: found?.file ?? 'default', message: `${key} must be a whole number from ${min} to ${max}, found ${JSON.stringify(text)}` });
+      problems.push({
+        file: found?.file ?? 'default',
+        message: `${key} must be a whole number from ${min} to ${max}, found ${JSON.stringify(text)}`,
+      });
       return Number(spec.defaultText ?? fallback);
     }
     return value;
@@ -254,7 +265,10 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     const found = lookup(spec);
     const text = (found?.text ?? spec.defaultText ?? 'false').toLowerCase();
     if (text !== 'true' && text !== 'false') {
-      problems.push({ file: found?.file ?? 'default', message: `${key} must be true or false, found ${JSON.stringify(found?.text)}` });
+      problems.push({
+        file: found?.file ?? 'default',
+        message: `${key} must be true or false, found ${JSON.stringify(found?.text)}`,
+      });
       return spec.defaultText === 'true';
     }
     return text === 'true';
@@ -317,16 +331,23 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
   if (problems.length > 1) {
     const files = [...new Set(problems.map((p) => p.file))].join(' and ');
     const listed = problems.map((p) => `${p.file}: ${p.message}`);
-    throw new ConfigFileError(files, undefined, `${problems.length} problems: ${listed.join('; ')}`, { problems: listed });
+    throw new ConfigFileError(files, undefined, `${problems.length} problems: ${listed.join('; ')}`, {
+      problems: listed,
+    });
   }
   return config;
 }
 
 /** Resolves the installation-wide keys from global.cfg alone (for the HTTP server and the worker pool). */
-export function resolveGlobalConfig(global: Entries | undefined, options: { globalFile?: string; cpuCount?: number } = {}): GlobalConfig {
+export function resolveGlobalConfig(
+  global: Entries | undefined,
+  options: { globalFile?: string; cpuCount?: number } = {},
+): GlobalConfig {
   // Only the installation-wide keys: a bad collection default in global.cfg is the
   // collection's problem, reported when the collection starts, not the server's.
-  const globalOnly = new Map([...toMap(global)].filter(([key]) => SPEC_BY_KEY.get(key)?.file === 'global.cfg'));
+  const globalOnly = new Map(
+    [...toMap(global)].filter(([key]) => SPEC_BY_KEY.get(key)?.file === 'global.cfg'),
+  );
   const config = resolveCollectionConfig({
     global: globalOnly,
     globalFile: options.globalFile,

@@ -21,7 +21,11 @@ export class ConfigFileError extends SearchError {
   ) {
     super('CONFIG_INVALID', line === undefined ? `${file}: ${problem}` : `${file} line ${line}: ${problem}`, {
       cause: options?.cause,
-      details: { file, ...(line === undefined ? {} : { line }), ...(options?.problems ? { problems: options.problems } : {}) },
+      details: {
+        file,
+        ...(line === undefined ? {} : { line }),
+        ...(options?.problems ? { problems: options.problems } : {}),
+      },
     });
     this.name = 'ConfigFileError';
     this.file = file;

@@ -33,7 +33,8 @@ const ID = /^[A-Za-z0-9]{1,64}$/;
 /** Checks a gscope ID; returns the problem or undefined. Shared with query-gscopes.cfg. */
 export function gscopeIdProblem(id: string): string | undefined {
   if (ID.test(id)) return undefined;
-  if (id.length > 64 && /^[A-Za-z0-9]+$/.test(id)) return `the ID ${id.slice(0, 20)}… is ${id.length} characters long; at most 64 are allowed`;
+  if (id.length > 64 && /^[A-Za-z0-9]+$/.test(id))
+    return `the ID ${id.slice(0, 20)}… is ${id.length} characters long; at most 64 are allowed`;
   return `the ID ${JSON.stringify(id)} may only contain ASCII letters and digits`;
 }
 
@@ -50,7 +51,11 @@ export function parseGscopes(text: string, fileName = 'gscopes.cfg'): Gscopes {
   for (const { line, text: content } of configLines(text)) {
     const parts = splitIdLine(content);
     if (parts === undefined) {
-      throw new ConfigFileError(fileName, line, `expected "ID regex", found ${JSON.stringify(content)} (no regex)`);
+      throw new ConfigFileError(
+        fileName,
+        line,
+        `expected "ID regex", found ${JSON.stringify(content)} (no regex)`,
+      );
     }
     const idProblem = gscopeIdProblem(parts.id);
     if (idProblem !== undefined) throw new ConfigFileError(fileName, line, idProblem);

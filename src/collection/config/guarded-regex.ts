@@ -28,7 +28,9 @@ export const MAX_PATTERN_LENGTH = 1000;
  */
 export function compileGuardedRegex(pattern: string): RegExp {
   if (pattern.length > MAX_PATTERN_LENGTH) {
-    throw new Error(`the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are allowed`);
+    throw new Error(
+      `the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are allowed`,
+    );
   }
   let source = pattern;
   let flags = '';
@@ -140,7 +142,10 @@ function skipGroupPrefix(source: string, i: number): number {
  * a string can be split between iterations in several ways. `unbounded`: no upper limit.
  * `?` is neither: it decides once, it does not multiply the ways to split.
  */
-function readQuantifier(source: string, i: number): { end: number; variable: boolean; unbounded: boolean } | undefined {
+function readQuantifier(
+  source: string,
+  i: number,
+): { end: number; variable: boolean; unbounded: boolean } | undefined {
   const ch = source[i];
   if (ch === '*' || ch === '+') return { end: i + 1, variable: true, unbounded: true };
   if (ch === '?') return { end: i + 1, variable: false, unbounded: false };

@@ -46,7 +46,8 @@ export function classNameProblem(name: string): string | undefined {
   if (!/^[A-Za-z0-9]+$/.test(name)) {
     return `the class name ${JSON.stringify(name)} may only contain ASCII letters and digits`;
   }
-  if (name.length > 64) return `the class name ${name} is ${name.length} characters long; at most 64 are allowed`;
+  if (name.length > 64)
+    return `the class name ${name} is ${name.length} characters long; at most 64 are allowed`;
   if (name.slice(0, 3).toUpperCase() === 'FUN') return `class names starting with FUN are reserved (${name})`;
   if (Object.prototype.hasOwnProperty.call(RESERVED_CLASSES, name)) {
     return `the class ${name} is reserved for ${RESERVED_CLASSES[name]} and cannot be mapped`;

@@ -38,11 +38,18 @@ export interface Metamap {
 
 /** Parses metamap.cfg. Throws `ConfigFileError` (`CONFIG_INVALID`) with the line of the first bad line. */
 export function parseMetamap(text: string, fileName = 'metamap.cfg'): Metamap {
-  const classes = new Map<string, { className: string; type: MetadataType; sources: MetadataSource[]; line: number }>();
+  const classes = new Map<
+    string,
+    { className: string; type: MetadataType; sources: MetadataSource[]; line: number }
+  >();
   for (const { line, text: content } of configLines(text)) {
     const fields = splitFields(content, 2);
     if (fields.length < 3) {
-      throw new ConfigFileError(fileName, line, `expected class,type,source, found ${JSON.stringify(content)}`);
+      throw new ConfigFileError(
+        fileName,
+        line,
+        `expected class,type,source, found ${JSON.stringify(content)}`,
+      );
     }
     const [className, typeText, sourceText] = fields;
     const classProblem = classNameProblem(className);
@@ -64,7 +71,8 @@ export function parseMetamap(text: string, fileName = 'metamap.cfg'): Metamap {
         `the class ${className} has type ${existing.type} on line ${existing.line}; a class has one type`,
       );
     }
-    if (!existing.sources.some((s) => s.kind === source.kind && s.name === source.name)) existing.sources.push(source);
+    if (!existing.sources.some((s) => s.kind === source.kind && s.name === source.name))
+      existing.sources.push(source);
   }
   const result = new Map<string, MetadataClassMapping>();
   for (const [name, { className, type, sources }] of classes) result.set(name, { className, type, sources });
@@ -102,7 +110,11 @@ const indexCache = new WeakMap<Metamap, Map<string, MetadataClassMapping[]>>();
  * case-insensitive, and the spec warns that some environments lower-case metadata names sent
  * as headers, so a mapping for `Author` must still catch `author`.
  */
-export function classesForSource(metamap: Metamap, kind: MetadataSource['kind'], name: string): readonly MetadataClassMapping[] {
+export function classesForSource(
+  metamap: Metamap,
+  kind: MetadataSource['kind'],
+  name: string,
+): readonly MetadataClassMapping[] {
   let index = indexCache.get(metamap);
   if (index === undefined) {
     index = new Map();

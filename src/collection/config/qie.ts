@@ -40,12 +40,20 @@ export function parseQie(text: string, fileName = 'qie.cfg'): Qie {
   for (const { line, text: content } of configLines(text)) {
     const m = /^(\S+)\s+(\S.*)$/s.exec(content);
     if (m === null) {
-      throw new ConfigFileError(fileName, line, `expected "score regex", found ${JSON.stringify(content)} (no regex)`);
+      throw new ConfigFileError(
+        fileName,
+        line,
+        `expected "score regex", found ${JSON.stringify(content)} (no regex)`,
+      );
     }
     const [, scoreText, pattern] = m;
     const score = SCORE.test(scoreText) ? Number(scoreText) : NaN;
     if (!(score >= 0 && score <= 1)) {
-      throw new ConfigFileError(fileName, line, `the score ${JSON.stringify(scoreText)} must be a number from 0 to 1`);
+      throw new ConfigFileError(
+        fileName,
+        line,
+        `the score ${JSON.stringify(scoreText)} must be a number from 0 to 1`,
+      );
     }
     let regex: RegExp;
     try {

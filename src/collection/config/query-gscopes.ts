@@ -28,7 +28,11 @@ export function parseQueryGscopes(text: string, fileName = 'query-gscopes.cfg'):
   for (const { line, text: content } of configLines(text)) {
     const parts = splitIdLine(content);
     if (parts === undefined) {
-      throw new ConfigFileError(fileName, line, `expected "ID query", found ${JSON.stringify(content)} (no query)`);
+      throw new ConfigFileError(
+        fileName,
+        line,
+        `expected "ID query", found ${JSON.stringify(content)} (no query)`,
+      );
     }
     const idProblem = gscopeIdProblem(parts.id);
     if (idProblem !== undefined) throw new ConfigFileError(fileName, line, idProblem);

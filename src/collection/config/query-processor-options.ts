@@ -32,7 +32,9 @@ export function serializeQueryProcessorOptions(flags: ReadonlyMap<string, string
   const parts: string[] = [];
   for (const [name, value] of flags) {
     if (name === '' || /[\s=]/.test(name) || name.startsWith('-') || /\s/.test(value)) {
-      throw new Error(`query processor option ${JSON.stringify(name)}=${JSON.stringify(value)} cannot be written`);
+      throw new Error(
+        `query processor option ${JSON.stringify(name)}=${JSON.stringify(value)} cannot be written`,
+      );
     }
     parts.push(`-${name}=${value}`);
   }

@@ -64,17 +64,28 @@ const NAME = /^[\p{L}_:][\p{L}\p{M}\p{N}_:.\-\u00B7]*$/u;
 /** Parses xml.cfg. Throws `ConfigFileError` (`CONFIG_INVALID`) with the line of the first bad line. */
 export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
   const lines = configLines(text);
-  const classes = new Map<string, { className: string; type: MetadataType; paths: XmlPath[]; line: number }>();
+  const classes = new Map<
+    string,
+    { className: string; type: MetadataType; paths: XmlPath[]; line: number }
+  >();
   const docUrl: XmlPath[] = [];
   if (lines.length === 0) return { classes: new Map(), docUrl };
 
   const header = lines[0];
   const version = /^PADRE\s+XML\s+Mapping\s+Version:\s*(\S+)$/i.exec(header.text);
   if (version === null) {
-    throw new ConfigFileError(fileName, header.line, `the first line must be "${XML_CONFIG_HEADER}", found ${JSON.stringify(header.text)}`);
+    throw new ConfigFileError(
+      fileName,
+      header.line,
+      `the first line must be "${XML_CONFIG_HEADER}", found ${JSON.stringify(header.text)}`,
+    );
   }
   if (version[1] !== '2') {
-    throw new ConfigFileError(fileName, header.line, `mapping version ${version[1]} is not supported; write "${XML_CONFIG_HEADER}"`);
+    throw new ConfigFileError(
+      fileName,
+      header.line,
+      `mapping version ${version[1]} is not supported; write "${XML_CONFIG_HEADER}"`,
+    );
   }
 
   for (const { line, text: content } of lines.slice(1)) {
@@ -100,7 +111,8 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
     if (classProblem !== undefined) fail(classProblem);
     const type = parseMetadataType(typeText, className);
     if (typeof type === 'string') return fail(type);
-    if (empty !== '') fail(`the third field must be empty (class,type,,xpath), found ${JSON.stringify(empty)}`);
+    if (empty !== '')
+      fail(`the third field must be empty (class,type,,xpath), found ${JSON.stringify(empty)}`);
     const path = pathOrFail(pathText, fail);
 
     const existing = classes.get(className);
@@ -164,7 +176,8 @@ export function parseXmlPath(text: string): XmlPath {
       if (i !== text.length) bad('selects an attribute before its last step');
       const attr = step.slice(at + 1);
       if (!NAME.test(attr)) bad(`has an invalid attribute name ${JSON.stringify(attr)}`);
-      if (at === 0 && axis === 'descendant') bad('selects an attribute without an element (write //element/@attribute)');
+      if (at === 0 && axis === 'descendant')
+        bad('selects an attribute without an element (write //element/@attribute)');
       attribute = attr;
       step = step.slice(0, at);
       if (step === '') break;

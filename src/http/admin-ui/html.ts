@@ -46,14 +46,22 @@ export interface PageContext {
 
 /** A hidden CSRF field for a form of this session. */
 export function csrfField(context: PageContext): RawHtml {
-  return html`<input type="hidden" name="_csrf" value="${context.csrf ?? ''}">`;
+  return html`<input type="hidden" name="_csrf" value="${context.csrf ?? ''}" />`;
 }
 
 /** A form with one button that posts to `action` (with the CSRF field and extra hidden fields). */
-export function postButton(context: PageContext, action: string, label: string, fields: Record<string, string> = {}, danger = false): RawHtml {
-  return html`<form method="post" action="${action}" class="inline">${csrfField(context)}${Object.entries(fields).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}<button type="submit"${danger ? new RawHtml(' class="danger"') : ''}>${label}</button></form>`;
+export function postButton(
+  context: PageContext,
+  action: string,
+  label: string,
+  fields: Record<string, string> = {},
+  danger = false,
+): RawHtml {
+  return html`<form method="post" action="${action}" class="inline">
+    ${csrfField(context)}${Object.entries(fields).map(
+      ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`,
+    )}<button type="submit" ${danger ? new RawHtml(' class="danger"') : ''}>${label}</button>
+  </form>`;
 }
 
 /** A notice above the page content. */
@@ -67,14 +75,33 @@ export function page(title: string, context: PageContext, content: RawHtml, noti
   const nav =
     context.user === undefined
       ? ''
-      : html`<nav aria-label="Main"><a href="/search/admin/">Collections</a> <a href="/search/admin/users">Users</a> <a href="/search/admin/system">System</a> <a href="/search/admin/api-ui/">API UI</a>
-<span class="who">${context.user}</span> ${postButton(context, '/search/admin/logout', 'Log out')}</nav>`;
+      : html`<nav aria-label="Main">
+          <a href="/search/admin/">Collections</a> <a href="/search/admin/users">Users</a>
+          <a href="/search/admin/system">System</a> <a href="/search/admin/api-ui/">API UI</a>
+          <span class="who">${context.user}</span> ${postButton(context, '/search/admin/logout', 'Log out')}
+        </nav>`;
   const noticeHtml =
-    notice === undefined ? '' : html`<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">${notice.text}</p>`;
+    notice === undefined
+      ? ''
+      : html`<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">
+          ${notice.text}
+        </p>`;
   return `<!doctype html>
-${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · pushsearch admin</title><link rel="stylesheet" href="/search/admin/admin.css"></head>
-<body><header><strong>pushsearch admin</strong> ${nav}</header><main><h1>${title}</h1>${noticeHtml}${content}</main></body></html>`}`;
+${html`<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${title} · pushsearch admin</title>
+    <link rel="stylesheet" href="/search/admin/admin.css" />
+  </head>
+  <body>
+    <header><strong>pushsearch admin</strong> ${nav}</header>
+    <main>
+      <h1>${title}</h1>
+      ${noticeHtml}${content}
+    </main>
+  </body>
+</html>`}`;
 }
 
 /** The stylesheet (served from our origin, as the policy wants). */

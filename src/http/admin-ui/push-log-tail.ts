@@ -44,7 +44,11 @@ export function lastErrors(file: string, collection: string, limit = 20): PushLo
       time: asText(entry.time, ''),
       level: asText(entry.level, ''),
       message: asText(entry.msg, ''),
-      detail: [err?.code, err?.message, entry.generation === undefined ? undefined : `generation ${asText(entry.generation)}`]
+      detail: [
+        err?.code,
+        err?.message,
+        entry.generation === undefined ? undefined : `generation ${asText(entry.generation)}`,
+      ]
         .filter((part) => part !== undefined && part !== null && part !== '')
         .map(String)
         .join(': '),
@@ -56,5 +60,9 @@ export function lastErrors(file: string, collection: string, limit = 20): PushLo
 /** A JSON value as text (strings as they are, anything else as JSON). */
 function asText(value: unknown, fallback = ''): string {
   if (value === undefined || value === null) return fallback;
-  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? `${value}` : JSON.stringify(value);
+  return typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'boolean'
+      ? `${value}`
+      : JSON.stringify(value);
 }

@@ -28,8 +28,26 @@
  */
 import { stemmer } from 'stemmer';
 import { SearchError } from '../../errors.js';
-import { SPELLING_HASH_PRIME, SPELLING_HASH_SEED, spellingHash, type Analyzer, type AnalyzerOptions, type Token, type TokenSink } from './analyzer.js';
-import { APOSTROPHE, ASCII_CLASS, DIGIT, LETTER, MARK, NO_SPACE, UPPER, WIDE, nonAsciiClass } from './char-class.js';
+import {
+  SPELLING_HASH_PRIME,
+  SPELLING_HASH_SEED,
+  spellingHash,
+  type Analyzer,
+  type AnalyzerOptions,
+  type Token,
+  type TokenSink,
+} from './analyzer.js';
+import {
+  APOSTROPHE,
+  ASCII_CLASS,
+  DIGIT,
+  LETTER,
+  MARK,
+  NO_SPACE,
+  UPPER,
+  WIDE,
+  nonAsciiClass,
+} from './char-class.js';
 import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
 import { foldTerm, stripApostrophes } from './fold-term.js';
 
@@ -101,7 +119,9 @@ function resolveOptions(options: AnalyzerOptions): Readonly<Required<AnalyzerOpt
   };
   const maxTokenLength: unknown = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH;
   if (typeof maxTokenLength !== 'number' || !Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
-    throw invalid(`analyzer option maxTokenLength must be a positive integer (default ${DEFAULT_MAX_TOKEN_LENGTH})`);
+    throw invalid(
+      `analyzer option maxTokenLength must be a positive integer (default ${DEFAULT_MAX_TOKEN_LENGTH})`,
+    );
   }
   const stopWords: unknown = options.stopWords ?? false;
   let resolvedStopWords: boolean | readonly string[];
@@ -110,7 +130,9 @@ function resolveOptions(options: AnalyzerOptions): Readonly<Required<AnalyzerOpt
   } else if (Array.isArray(stopWords) && stopWords.every((w) => typeof w === 'string')) {
     resolvedStopWords = Object.freeze([...stopWords]);
   } else {
-    throw invalid('analyzer option stopWords must be true (the built-in English list), false, or a list of words');
+    throw invalid(
+      'analyzer option stopWords must be true (the built-in English list), false, or a list of words',
+    );
   }
   return Object.freeze({
     caseFold: flag('caseFold', true),
@@ -155,7 +177,7 @@ function isLetterAt(text: string, j: number): boolean {
  */
 function lastWordKind(text: string, start: number, i: number): number {
   let last = 0;
-  for (let j = start; j < i; ) {
+  for (let j = start; j < i;) {
     const c = text.charCodeAt(j);
     if (c < 128) {
       const k = ASCII_CLASS[c] & WORD;
@@ -205,7 +227,8 @@ class UnicodeAnalyzer implements Analyzer {
     this.foldDiacritics = options.foldDiacritics;
     this.stem = options.stem;
     this.maxTokenLength = options.maxTokenLength;
-    const list = options.stopWords === true ? ENGLISH_STOP_WORDS : options.stopWords === false ? [] : options.stopWords;
+    const list =
+      options.stopWords === true ? ENGLISH_STOP_WORDS : options.stopWords === false ? [] : options.stopWords;
     // Stop words are folded like terms, so `["The", "Café"]` removes `the` and `cafe`.
     const folded = list.map((w) => this.normalizePrefix(w)).filter((w) => w.length > 0);
     this.stopSet = folded.length > 0 ? new Set(folded) : null;
@@ -221,7 +244,9 @@ class UnicodeAnalyzer implements Analyzer {
   }
 
   termOfToken(text: string, start: number, end: number, kind: number): string | null {
-    return this.useTokenCache ? this.cachedTermOf(text, start, end, kind) : this.termOf(text, start, end, kind);
+    return this.useTokenCache
+      ? this.cachedTermOf(text, start, end, kind)
+      : this.termOf(text, start, end, kind);
   }
 
   forEachTerm(text: string, firstPosition: number, onTerm: (term: string, position: number) => void): number {
@@ -327,7 +352,11 @@ class UnicodeAnalyzer implements Analyzer {
             flags |= NON_ASCII | (k & WORD);
           } else if ((k & MARK) !== 0) {
             flags |= NON_ASCII;
-          } else if ((k & APOSTROPHE) !== 0 && isLetterAt(text, i + 1) && lastWordKind(text, start, i) === LETTER) {
+          } else if (
+            (k & APOSTROPHE) !== 0 &&
+            isLetterAt(text, i + 1) &&
+            lastWordKind(text, start, i) === LETTER
+          ) {
             flags |= NON_ASCII | JOINED_APOSTROPHE;
           } else {
             break;

@@ -138,7 +138,8 @@ export class SpellingTable {
       const at = slot * SLOT;
       const entry = slots[at + 1]!;
       if (entry === 0) return this.add(text, start, end, kind, hash, at);
-      if (slots[at] === hash && slots[at + 3] === length && this.same(text, start, length, slots[at + 2]!)) return entry - 2;
+      if (slots[at] === hash && slots[at + 3] === length && this.same(text, start, length, slots[at + 2]!))
+        return entry - 2;
       slot = (slot + 1) & mask;
     }
   }
@@ -196,4 +197,3 @@ export class SpellingTable {
     this.slotMask = mask;
   }
 }
-

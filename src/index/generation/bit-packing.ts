@@ -22,7 +22,13 @@ export function packedBytes(count: number, width: number): number {
 }
 
 /** Appends values[from .. from + count) at `width` bits each (values must fit). */
-export function packInto(out: ByteWriter, values: ArrayLike<number>, from: number, count: number, width: number): void {
+export function packInto(
+  out: ByteWriter,
+  values: ArrayLike<number>,
+  from: number,
+  count: number,
+  width: number,
+): void {
   if (width === 0 || count === 0) return;
   let acc = 0;
   let used = 0;
@@ -109,7 +115,14 @@ export function unpack(
  * Decodes a run of `count` gaps minus one (the doc-id deltas of a block) into ascending
  * doc ids after `base`: out[i] = base + Σ_{j <= i} (value_j + 1).
  */
-export function unpackDeltas(view: DataView, at: number, count: number, width: number, base: number, out: Int32Array): void {
+export function unpackDeltas(
+  view: DataView,
+  at: number,
+  count: number,
+  width: number,
+  base: number,
+  out: Int32Array,
+): void {
   if (count === FULL_RUN && width > 0 && width < 32) {
     FULL_RUN_DECODERS[width]!(view, at, base, out);
     return;
@@ -165,7 +178,8 @@ function fullRunDecoder(width: number): FullRunDecoder {
   const mask = (2 ** width - 1) >>> 0;
   // 32 values take exactly `width` words: the same shifts repeat in every group of 32.
   for (let group = 0; group < FULL_RUN / 32; group++) {
-    for (let k = 0; k < width; k++) lines.push(`const w${group}_${k} = view.getInt32(at + ${(group * width + k) * 4}, true);`);
+    for (let k = 0; k < width; k++)
+      lines.push(`const w${group}_${k} = view.getInt32(at + ${(group * width + k) * 4}, true);`);
     for (let j = 0; j < 32; j++) {
       const bit = j * width;
       const k = bit >>> 5;

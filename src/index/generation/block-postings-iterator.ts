@@ -1,4 +1,9 @@
-import { NO_MORE_DOCS, type BlockFreqScan, type FreqRatioImpacts, type PostingsIterator } from '../generation-view.js';
+import {
+  NO_MORE_DOCS,
+  type BlockFreqScan,
+  type FreqRatioImpacts,
+  type PostingsIterator,
+} from '../generation-view.js';
 import type { IndexInput } from '../store/directory.js';
 import { unpack, unpackDeltas, unpackOne, unpackOneOrZero } from './bit-packing.js';
 import { POSTINGS_BLOCK_SIZE } from './generation-files.js';
@@ -51,7 +56,13 @@ export interface PostingsShape {
 }
 
 /** Parses a postings list's header and skip table (format at the top of generation-writer.ts). */
-export function parsePostingsShape(bytes: Uint8Array, at: number, length: number, docFreq: number, posStart: number): PostingsShape {
+export function parsePostingsShape(
+  bytes: Uint8Array,
+  at: number,
+  length: number,
+  docFreq: number,
+  posStart: number,
+): PostingsShape {
   const start = at;
   const read = (): number => {
     let b = bytes[at++]!;
@@ -370,12 +381,16 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     const freq = ends[index]! - start;
     if (this.positionsOfDoc !== index) {
       if (this.positionBuffer.length < freq) {
-        this.positionBuffer = freq <= BUFFER_SIZE ? blockBuffer() : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
+        this.positionBuffer =
+          freq <= BUFFER_SIZE
+            ? blockBuffer()
+            : new Int32Array(Math.max(freq, this.positionBuffer.length * 2));
         this.positionViews = new Array<Int32Array>(CACHED_VIEWS + 1).fill(EMPTY_POSITIONS);
       }
       const width = this.positionWidth;
       // One position (the usual case of mid-frequency terms) is one slot read.
-      if (freq === 1) this.positionBuffer[0] = unpackOneOrZero(this.positionData, this.positionAt, start, width);
+      if (freq === 1)
+        this.positionBuffer[0] = unpackOneOrZero(this.positionData, this.positionAt, start, width);
       else unpack(this.positionData, this.positionAt, start, freq, width, 0, this.positionBuffer);
       this.positionsOfDoc = index;
     }

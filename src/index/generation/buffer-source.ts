@@ -45,16 +45,17 @@ export function invertBuffer(buffer: GenerationBuffer): InvertedBuffer {
   // Every field's sorted postings in one allocation (a mapping of its own when large: see
   // largeArrayBuffer), handed out in order.
   let bytes = 0;
-  for (const name of names) bytes += (buffer.fields.get(name)!.positions ? 8 : 4) * buffer.fields.get(name)!.count;
+  for (const name of names)
+    bytes += (buffer.fields.get(name)!.positions ? 8 : 4) * buffer.fields.get(name)!.count;
   const memory = { buffer: largeArrayBuffer(bytes), used: 0 };
   const fields = names.map((name) => invertField(name, buffer.fields.get(name)!, docCount, memory));
-  const numbers: [string, Float64Array][] = [...buffer.numbers.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(
-    ([name, column]) => {
+  const numbers: [string, Float64Array][] = [...buffer.numbers.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, column]) => {
       const values = new Float64Array(docCount).fill(Number.NaN);
       values.set(column);
       return [name, values];
-    },
-  );
+    });
   return { docCount, fields, numbers, storedBlocks: buffer.storedBlocks() };
 }
 
@@ -119,7 +120,9 @@ export function invertedSource(parts: InvertedBuffer[]): GenerationSource {
     return [name, values];
   });
   const storedBlocks: StoredBlock[] = parts.flatMap((part, i) =>
-    part.storedBlocks.map((block) => (bases[i] === 0 ? block : { firstDoc: block.firstDoc + bases[i]!, bytes: block.bytes })),
+    part.storedBlocks.map((block) =>
+      bases[i] === 0 ? block : { firstDoc: block.firstDoc + bases[i]!, bytes: block.bytes },
+    ),
   );
   return { docCount, fields, numbers, storedBlocks: () => storedBlocks };
 }
@@ -130,7 +133,12 @@ export function invertedSource(parts: InvertedBuffer[]): GenerationSource {
  * generator: V8 optimises a long loop while it runs (on-stack replacement) only outside
  * generators.
  */
-function invertField(name: string, field: FieldBuffer, docCount: number, memory: { buffer: ArrayBuffer; used: number }): InvertedField {
+function invertField(
+  name: string,
+  field: FieldBuffer,
+  docCount: number,
+  memory: { buffer: ArrayBuffer; used: number },
+): InvertedField {
   const terms = field.terms;
   const termCount = terms.length;
   const count = field.count;
@@ -159,7 +167,8 @@ function invertField(name: string, field: FieldBuffer, docCount: number, memory:
     while (i < end) {
       while (at >= runEnd) {
         // More entries than tokens counted would loop here for ever: a broken buffer must fail its flush, not hang it.
-        if (++run >= runCount) throw new Error(`field ${name}: the token stream holds more than its ${count} tokens`);
+        if (++run >= runCount)
+          throw new Error(`field ${name}: the token stream holds more than its ${count} tokens`);
         doc = runDocs[run]!;
         runEnd = run + 1 < runCount ? runStarts[run + 1]! : count;
         position = 0;
@@ -194,14 +203,33 @@ function invertField(name: string, field: FieldBuffer, docCount: number, memory:
     lengths = new Uint32Array(docCount);
     lengths.set(field.lengths);
   }
-  return { name, withPositions, terms, order, starts, docs, positions, lengths, sumLength: field.sumLength, docCount: field.docCount };
+  return {
+    name,
+    withPositions,
+    terms,
+    order,
+    starts,
+    docs,
+    positions,
+    lengths,
+    sumLength: field.sumLength,
+    docCount: field.docCount,
+  };
 }
 
 /**
  * Collapses entries `docs[from, to)` into distinct docs (plus `base`) and freqs, written from
  * `into`; returns the new count.
  */
-function collapse(docs: Int32Array, from: number, to: number, base: number, docBuffer: Int32Array, freqBuffer: Int32Array, into: number): number {
+function collapse(
+  docs: Int32Array,
+  from: number,
+  to: number,
+  base: number,
+  docBuffer: Int32Array,
+  freqBuffer: Int32Array,
+  into: number,
+): number {
   let n = into;
   let last = -1;
   for (let i = from; i < to; i++) {
@@ -218,7 +246,10 @@ function collapse(docs: Int32Array, from: number, to: number, base: number, docB
 }
 
 /** Yields a field's terms in order with their docs, freqs and positions, over every part that has the field. */
-function* mergedPostings(parts: (InvertedField | null)[], bases: number[]): Generator<[string, PostingsData]> {
+function* mergedPostings(
+  parts: (InvertedField | null)[],
+  bases: number[],
+): Generator<[string, PostingsData]> {
   const cursors = parts.map(() => 0);
   let docBuffer = new Int32Array(64);
   let freqBuffer = new Int32Array(64);
@@ -268,6 +299,14 @@ function* mergedPostings(parts: (InvertedField | null)[], bases: number[]): Gene
         filled += to - from;
       }
     }
-    yield [term, { count, docs: docBuffer, freqs: freqBuffer, positions: positions === null ? null : positions.subarray(0, filled) }];
+    yield [
+      term,
+      {
+        count,
+        docs: docBuffer,
+        freqs: freqBuffer,
+        positions: positions === null ? null : positions.subarray(0, filled),
+      },
+    ];
   }
 }

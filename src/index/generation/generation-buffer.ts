@@ -255,7 +255,8 @@ export class FieldBuffer implements TokenSink {
     if (id === undefined) {
       // Also reached through the table already?
       const known = this.spellings?.termId(term);
-      if (known !== undefined && known < this.localOf.length && this.localOf[known]! > 0) return this.localOf[known]! - 1;
+      if (known !== undefined && known < this.localOf.length && this.localOf[known]! > 0)
+        return this.localOf[known]! - 1;
       id = this.terms.length;
       this.otherIds.set(term, id);
       this.terms.push(term);
@@ -304,7 +305,10 @@ class StoredBlocks {
     for (let i = 0; i < this.count; i++) {
       const at = 4 * i;
       const offset = this.refs[at + 2]!;
-      out.push({ firstDoc: this.refs[at]!, bytes: this.chunks[this.refs[at + 1]!]!.subarray(offset, offset + this.refs[at + 3]!) });
+      out.push({
+        firstDoc: this.refs[at]!,
+        bytes: this.chunks[this.refs[at + 1]!]!.subarray(offset, offset + this.refs[at + 3]!),
+      });
     }
     return out;
   }
@@ -473,7 +477,12 @@ export class GenerationBuffer {
     let field = this.fields.get(name);
     if (field === undefined) {
       const analyzer = isKeywordField(name) ? null : this.schema.analyzerFor(name);
-      field = new FieldBuffer(this.schema.hasPositions(name), analyzer, analyzer === null ? undefined : this.options.spellings?.(analyzer), this.memory);
+      field = new FieldBuffer(
+        this.schema.hasPositions(name),
+        analyzer,
+        analyzer === null ? undefined : this.options.spellings?.(analyzer),
+        this.memory,
+      );
       this.fields.set(name, field);
     }
     return field;

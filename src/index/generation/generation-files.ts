@@ -44,7 +44,10 @@ export const STORED_FORMAT_VERSION = 2;
 
 export const GENERATION_EXTENSIONS = ['tim', 'doc', 'pos', 'nrm', 'fdt', 'gen'] as const;
 
-export function generationFile(generation: number, extension: (typeof GENERATION_EXTENSIONS)[number]): string {
+export function generationFile(
+  generation: number,
+  extension: (typeof GENERATION_EXTENSIONS)[number],
+): string {
   return `g${generation}.${extension}`;
 }
 

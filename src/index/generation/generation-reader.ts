@@ -4,7 +4,12 @@ import { openCodecFile, readCodecFile } from '../store/codec-file.js';
 import type { Directory, IndexInput } from '../store/directory.js';
 import type { StoredRecord } from '../document.js';
 import type { PostingsIterator } from '../generation-view.js';
-import { BlockPostingsIterator, parsePostingsShape, type PositionsSource, type PostingsShape } from './block-postings-iterator.js';
+import {
+  BlockPostingsIterator,
+  parsePostingsShape,
+  type PositionsSource,
+  type PostingsShape,
+} from './block-postings-iterator.js';
 import {
   CODEC_GENERATION,
   CODEC_NORMS,
@@ -105,18 +110,29 @@ export class GenerationReader {
     try {
       const terms = readCodecFile(dir, generationFile(generation, 'tim'), CODEC_TERMS, FORMAT_VERSION);
       const termsStart = dir.fileLength(generationFile(generation, 'tim')) - 8 - terms.body.length;
-      this.dictionary = withFile(generationFile(generation, 'tim'), () => new TermDictionaryReader(terms.body, termsStart));
+      this.dictionary = withFile(
+        generationFile(generation, 'tim'),
+        () => new TermDictionaryReader(terms.body, termsStart),
+      );
       // Postings and positions are read on every query: held in memory (up to a size per file).
       this.docInput = openPostingsFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS, inMemoryUpTo);
       opened.push(this.docInput);
       this.posInput = openPostingsFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS, inMemoryUpTo);
       opened.push(this.posInput);
       // In memory: lists are read in place (no read, no copy per query); else with pread.
-      this.docBytes = this.docInput.length <= inMemoryUpTo ? this.docInput.read(0, this.docInput.length) : null;
+      this.docBytes =
+        this.docInput.length <= inMemoryUpTo ? this.docInput.read(0, this.docInput.length) : null;
       this.docView = this.docBytes === null ? null : viewOf(this.docBytes);
       this.positionsSource =
-        this.posInput.length <= inMemoryUpTo ? { view: viewOf(this.posInput.read(0, this.posInput.length)) } : { input: this.posInput };
-      const stored = openCodecFile(dir, generationFile(generation, 'fdt'), CODEC_STORED, STORED_FORMAT_VERSION);
+        this.posInput.length <= inMemoryUpTo
+          ? { view: viewOf(this.posInput.read(0, this.posInput.length)) }
+          : { input: this.posInput };
+      const stored = openCodecFile(
+        dir,
+        generationFile(generation, 'fdt'),
+        CODEC_STORED,
+        STORED_FORMAT_VERSION,
+      );
       this.storedInput = stored.input;
       this.storedVersion = stored.version;
       opened.push(this.storedInput);
@@ -159,7 +175,11 @@ export class GenerationReader {
     return iterator;
   }
 
-  postingsOf(info: TermInfo, withPositions: boolean, knownShape: PostingsShape | null = null): BlockPostingsIterator {
+  postingsOf(
+    info: TermInfo,
+    withPositions: boolean,
+    knownShape: PostingsShape | null = null,
+  ): BlockPostingsIterator {
     let bytes = this.docBytes;
     let view = this.docView;
     let base = info.docStart;
@@ -228,19 +248,25 @@ export class GenerationReader {
     if (this.storedVersion !== STORED_FORMAT_VERSION) return null;
     const { storedBlocks, storedInput } = this;
     return (function* () {
-      for (const block of storedBlocks) yield { firstDoc: block.firstDoc, bytes: storedInput.read(block.offset, block.length) };
+      for (const block of storedBlocks)
+        yield { firstDoc: block.firstDoc, bytes: storedInput.read(block.offset, block.length) };
     })();
   }
 
   /** The encoded stored record (merges copy it without decoding). */
   storedRecordBytes(docId: number): Uint8Array {
-    if (docId < 0 || docId >= this.maxDoc) throw new RangeError(`docId ${docId} out of range 0..${this.maxDoc - 1}`);
+    if (docId < 0 || docId >= this.maxDoc)
+      throw new RangeError(`docId ${docId} out of range 0..${this.maxDoc - 1}`);
     const blockIndex = findBlock(this.storedBlocks, docId);
     let cached = this.cachedBlock;
     if (cached === undefined || cached.index !== blockIndex) {
       const block = this.storedBlocks[blockIndex]!;
-      const bytes = decompressStoredBlock(this.storedInput.read(block.offset, block.length), this.storedVersion);
-      const next = blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
+      const bytes = decompressStoredBlock(
+        this.storedInput.read(block.offset, block.length),
+        this.storedVersion,
+      );
+      const next =
+        blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
       const starts = new Int32Array(next - block.firstDoc);
       const ends = new Int32Array(next - block.firstDoc);
       const reader = new ByteReader(bytes);
@@ -271,14 +297,19 @@ export class GenerationReader {
     const index = new ByteReader(this.storedInput.read(indexOffset, bodyEnd - 8 - indexOffset));
     const blocks = index.readVInt();
     for (let b = 0; b < blocks; b++) {
-      this.storedBlocks.push({ firstDoc: index.readVInt(), offset: index.readVInt(), length: index.readVInt() });
+      this.storedBlocks.push({
+        firstDoc: index.readVInt(),
+        offset: index.readVInt(),
+        length: index.readVInt(),
+      });
     }
   }
 
   private readNorms(body: Uint8Array): void {
     const input = new ByteReader(body);
     const docCount = input.readVInt();
-    if (docCount !== this.maxDoc) throw new RangeError(`norms for ${docCount} documents, generation has ${this.maxDoc}`);
+    if (docCount !== this.maxDoc)
+      throw new RangeError(`norms for ${docCount} documents, generation has ${this.maxDoc}`);
     const fields = input.readVInt();
     for (let f = 0; f < fields; f++) {
       const name = input.readString();

@@ -93,7 +93,11 @@ export interface GenerationSource {
  * Writes generation `generation` from `source` into `dir` and returns its metadata. Files are
  * written but not synced: the caller syncs them before publishing a manifest that names them.
  */
-export function writeGeneration(dir: Directory, generation: number, source: GenerationSource): GenerationMeta {
+export function writeGeneration(
+  dir: Directory,
+  generation: number,
+  source: GenerationSource,
+): GenerationMeta {
   const opened: CodecOutput[] = [];
   try {
     return writeGenerationFiles(dir, generation, source, opened);
@@ -110,13 +114,22 @@ export function writeGeneration(dir: Directory, generation: number, source: Gene
   }
 }
 
-function writeGenerationFiles(dir: Directory, generation: number, source: GenerationSource, opened: CodecOutput[]): GenerationMeta {
+function writeGenerationFiles(
+  dir: Directory,
+  generation: number,
+  source: GenerationSource,
+  opened: CodecOutput[],
+): GenerationMeta {
   const files: string[] = [];
   const open = (extension: 'tim' | 'doc' | 'pos' | 'nrm' | 'fdt', codec: string): CodecOutput => {
     const name = generationFile(generation, extension);
     files.push(name);
     const version =
-      extension === 'doc' || extension === 'pos' ? POSTINGS_FORMAT_VERSION : extension === 'fdt' ? STORED_FORMAT_VERSION : FORMAT_VERSION;
+      extension === 'doc' || extension === 'pos'
+        ? POSTINGS_FORMAT_VERSION
+        : extension === 'fdt'
+          ? STORED_FORMAT_VERSION
+          : FORMAT_VERSION;
     const out = createCodecOutput(dir, name, codec, version);
     opened.push(out);
     return out;
@@ -164,7 +177,13 @@ function writeGenerationFiles(dir: Directory, generation: number, source: Genera
     sizeBytes,
     createdAt: new Date().toISOString(),
   };
-  writeCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION, new TextEncoder().encode(JSON.stringify(meta)));
+  writeCodecFile(
+    dir,
+    metaName,
+    CODEC_GENERATION,
+    FORMAT_VERSION,
+    new TextEncoder().encode(JSON.stringify(meta)),
+  );
   meta.sizeBytes += dir.fileLength(metaName);
   return meta;
 }
@@ -231,7 +250,9 @@ class PostingsWriter {
         const doc = docs[i]!;
         const freq = freqs[i]!;
         if (!(doc > lastDoc) || !(freq >= 1)) {
-          throw new RangeError(`postings must have ascending docIds and freqs >= 1 (doc ${doc} after ${lastDoc}, freq ${freq})`);
+          throw new RangeError(
+            `postings must have ascending docIds and freqs >= 1 (doc ${doc} after ${lastDoc}, freq ${freq})`,
+          );
         }
         const delta = doc - lastDoc - 1;
         lastDoc = doc;
@@ -246,7 +267,8 @@ class PostingsWriter {
         if (ratio > blockMaxRatio) blockMaxRatio = ratio;
         if (positions !== null) {
           // The block's positions are packed from where they are (no copy): only their width is needed here.
-          for (const end = positionAt + freq; positionAt < end; positionAt++) positionBits |= positions[positionAt]!;
+          for (const end = positionAt + freq; positionAt < end; positionAt++)
+            positionBits |= positions[positionAt]!;
           positionCount += freq;
         }
       }
@@ -260,7 +282,8 @@ class PostingsWriter {
       blockBytes.writeByte(0);
       packInto(blockBytes, deltas, 0, n, docWidth);
       packInto(blockBytes, freqsMinusOne, 0, n, freqWidth);
-      if (positions !== null) packInto(this.posBuffer, positions, positionAt - positionCount, positionCount, positionWidth);
+      if (positions !== null)
+        packInto(this.posBuffer, positions, positionAt - positionCount, positionCount, positionWidth);
       if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
       if (blockMinLength < minLength) minLength = blockMinLength;
       if (blockMaxRatio > maxRatio) maxRatio = blockMaxRatio;

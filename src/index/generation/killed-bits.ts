@@ -44,7 +44,10 @@ export class KilledBits {
     const input = new ByteReader(body);
     const docCount = input.readVInt();
     if (docCount !== expectedDocCount) {
-      throw new CorruptIndexError(name, `killed bits for ${docCount} documents, generation has ${expectedDocCount}`);
+      throw new CorruptIndexError(
+        name,
+        `killed bits for ${docCount} documents, generation has ${expectedDocCount}`,
+      );
     }
     return new KilledBits(docCount, new Uint8Array(input.readBytes((docCount + 7) >>> 3)));
   }

@@ -35,7 +35,9 @@ export class LiveGeneration implements GenerationView {
 
   fieldStats(field: string): { sumLength: number; docCount: number } {
     const meta = this.reader.fieldMetaOf(field);
-    return meta === undefined ? { sumLength: 0, docCount: 0 } : { sumLength: meta.sumLength, docCount: meta.docCount };
+    return meta === undefined
+      ? { sumLength: 0, docCount: 0 }
+      : { sumLength: meta.sumLength, docCount: meta.docCount };
   }
 
   docFreq(field: string, term: string): number {

@@ -3,7 +3,12 @@ import { NO_MORE_DOCS } from '../generation-view.js';
 import type { Directory } from '../store/directory.js';
 import type { FieldMeta, GenerationMeta } from './generation-files.js';
 import { GenerationReader } from './generation-reader.js';
-import { writeGeneration, type GenerationSource, type PostingsData, type SourceField } from './generation-writer.js';
+import {
+  writeGeneration,
+  type GenerationSource,
+  type PostingsData,
+  type SourceField,
+} from './generation-writer.js';
 import { KilledBits } from './killed-bits.js';
 import { StoredBlockWriter, type StoredBlock } from './stored-record-codec.js';
 
@@ -49,9 +54,12 @@ export function mergeGenerations(
     const killed = inputs.map((input, i) =>
       input.killedFile === null ? null : KilledBits.read(dir, input.killedFile, readers[i]!.maxDoc),
     );
-    const docMaps = computeDocMaps(readers.map((reader, i) => ({ maxDoc: reader.maxDoc, killed: killed[i]! })));
+    const docMaps = computeDocMaps(
+      readers.map((reader, i) => ({ maxDoc: reader.maxDoc, killed: killed[i]! })),
+    );
     const checkStop = () => {
-      if (stopRequested()) throw new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped on request`);
+      if (stopRequested())
+        throw new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped on request`);
     };
     return writeGeneration(dir, generation, mergeSource(readers, docMaps, checkStop));
   } finally {
@@ -59,13 +67,19 @@ export function mergeGenerations(
   }
 }
 
-function mergeSource(readers: GenerationReader[], docMaps: Int32Array[], checkStop: () => void): GenerationSource {
+function mergeSource(
+  readers: GenerationReader[],
+  docMaps: Int32Array[],
+  checkStop: () => void,
+): GenerationSource {
   let docCount = 0;
   for (const map of docMaps) for (const target of map) if (target >= 0) docCount++;
 
   const fieldNames = [...new Set(readers.flatMap((reader) => reader.fieldNames()))].sort();
   const fields: SourceField[] = fieldNames.map((name) => {
-    const metas = readers.map((reader) => reader.fieldMetaOf(name)).filter((m): m is FieldMeta => m !== undefined);
+    const metas = readers
+      .map((reader) => reader.fieldMetaOf(name))
+      .filter((m): m is FieldMeta => m !== undefined);
     const positions = metas.some((m) => m.positions);
     const hasLengths = metas.some((m) => m.hasLengths);
     let lengths: Uint32Array | null = null;
@@ -120,7 +134,11 @@ function mergeSource(readers: GenerationReader[], docMaps: Int32Array[], checkSt
  * live records decompressed and compressed again. Copying spares the merge decompressing and
  * compressing every record of those inputs again.
  */
-function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[], checkStop: () => void): Generator<StoredBlock> {
+function* mergedStoredBlocks(
+  readers: GenerationReader[],
+  docMaps: Int32Array[],
+  checkStop: () => void,
+): Generator<StoredBlock> {
   let base = 0;
   for (let i = 0; i < readers.length; i++) {
     const reader = readers[i]!;
@@ -136,7 +154,9 @@ function* mergedStoredBlocks(readers: GenerationReader[], docMaps: Int32Array[],
     } else {
       // The writer numbers its blocks' first documents from 0: they are shifted like the copied ones.
       const done: StoredBlock[] = [];
-      const blocks = new StoredBlockWriter((block) => done.push({ firstDoc: base + block.firstDoc, bytes: block.bytes.slice() }));
+      const blocks = new StoredBlockWriter((block) =>
+        done.push({ firstDoc: base + block.firstDoc, bytes: block.bytes.slice() }),
+      );
       for (let doc = 0; doc < map.length; doc++) {
         if (map[doc]! < 0) continue;
         if (doc % 64 === 0) checkStop();
@@ -165,7 +185,8 @@ function* mergedTerms(
   const allPositions: number[] = [];
   for (;;) {
     let smallest: string | undefined;
-    for (const head of heads) if (!head.done && (smallest === undefined || head.value[0] < smallest)) smallest = head.value[0];
+    for (const head of heads)
+      if (!head.done && (smallest === undefined || head.value[0] < smallest)) smallest = head.value[0];
     if (smallest === undefined) return;
     checkStop();
     docs.length = 0;

@@ -40,7 +40,15 @@ export class TermDictionaryReader {
       const positions = index.readVInt() === 1;
       const termCount = index.readVInt();
       const blockCount = index.readVInt();
-      const field: FieldIndex = { name, positions, termCount, firstTerms: [], blockOffsets: [], docBases: [], posBases: [] };
+      const field: FieldIndex = {
+        name,
+        positions,
+        termCount,
+        firstTerms: [],
+        blockOffsets: [],
+        docBases: [],
+        posBases: [],
+      };
       for (let b = 0; b < blockCount; b++) {
         field.firstTerms.push(index.readString());
         field.blockOffsets.push(index.readVInt() - bodyStart);
@@ -104,7 +112,11 @@ export class TermDictionaryReader {
     }
   }
 
-  private scanBlock(index: FieldIndex, block: number, visit: (term: string, info: TermInfo) => boolean): void {
+  private scanBlock(
+    index: FieldIndex,
+    block: number,
+    visit: (term: string, info: TermInfo) => boolean,
+  ): void {
     const input = new ByteReader(this.body, index.blockOffsets[block]!);
     const count = input.readVInt();
     let term = '';

@@ -50,7 +50,10 @@ export function findMerges(
 
   const live = (g: MergeCandidate) => g.docCount - g.killedCount;
   const tierOf = (g: MergeCandidate) =>
-    Math.floor(Math.log(Math.max(live(g), options.floorDocs) / options.floorDocs) / Math.log(options.mergeFactor) + 1e-9);
+    Math.floor(
+      Math.log(Math.max(live(g), options.floorDocs) / options.floorDocs) / Math.log(options.mergeFactor) +
+        1e-9,
+    );
   const tiers = new Map<number, MergeCandidate[]>();
   for (const g of eligible) {
     if (taken.has(g.generation)) continue;
@@ -72,7 +75,10 @@ export function findMerges(
   // smallest ones regardless of tiers, so the limit is not reached.
   const remaining = eligible.filter((g) => !taken.has(g.generation)).sort((a, b) => live(a) - live(b));
   const pressureAt = Math.max(2, Math.floor(options.maxGenerations * 0.5));
-  if (generations.length - merges.reduce((n, m) => n + m.length - 1, 0) > pressureAt && remaining.length >= 2) {
+  if (
+    generations.length - merges.reduce((n, m) => n + m.length - 1, 0) > pressureAt &&
+    remaining.length >= 2
+  ) {
     merges.push(remaining.slice(0, options.maxMergeAtOnce).map((g) => g.generation));
   }
   return merges;

@@ -36,22 +36,35 @@ export async function runMerge(
       settled = true;
       // Settle only once the worker is gone: it must not write a file after the index closed
       // (a reopened index could reuse the generation number, and cleanup would hit its files).
-      const stopped = new SearchError('MERGE_ABORTED', `merge into generation ${generation} was stopped because the index is closing`);
+      const stopped = new SearchError(
+        'MERGE_ABORTED',
+        `merge into generation ${generation} was stopped because the index is closing`,
+      );
       // The merge reads the flag between terms and stored blocks (see mergeGenerations).
       void endWorker(worker, () => Atomics.store(new Int32Array(stop), 0, 1)).then(() => reject(stopped));
     };
     signal?.addEventListener('abort', abort, { once: true });
     // The signal lives as long as the index: a listener left behind would hold this worker.
     worker.once('exit', () => signal?.removeEventListener('abort', abort));
-    worker.once('message', (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
-      // After an abort the answer (stopped, or finished just before) is not wanted: the abort settles at exit.
-      if (settled) return;
-      settled = true;
-      if (message.ok) resolve(message.meta!);
-      else reject(new SearchError(message.code ?? 'MERGE_FAILED', `merge into generation ${generation} failed: ${message.message}`));
-    });
+    worker.once(
+      'message',
+      (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
+        // After an abort the answer (stopped, or finished just before) is not wanted: the abort settles at exit.
+        if (settled) return;
+        settled = true;
+        if (message.ok) resolve(message.meta!);
+        else
+          reject(
+            new SearchError(
+              message.code ?? 'MERGE_FAILED',
+              `merge into generation ${generation} failed: ${message.message}`,
+            ),
+          );
+      },
+    );
     worker.once('error', (error) => {
-      if (!settled) reject(new SearchError('MERGE_FAILED', `merge worker crashed: ${error.message}`, { cause: error }));
+      if (!settled)
+        reject(new SearchError('MERGE_FAILED', `merge worker crashed: ${error.message}`, { cause: error }));
       settled = true;
     });
     worker.once('exit', (code) => {

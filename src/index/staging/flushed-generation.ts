@@ -36,7 +36,13 @@ export function flushPart(buffer: GenerationBuffer): FlushPart {
   const changedKeys = [...buffer.changedKeys];
   const liveDocs = new Int32Array(changedKeys.length);
   changedKeys.forEach((key, i) => (liveDocs[i] = buffer.liveDoc(key) ?? -1));
-  return { inverted: invertBuffer(buffer), changes: buffer.changes, changedKeys, liveDocs, killed: Int32Array.from(buffer.killed) };
+  return {
+    inverted: invertBuffer(buffer),
+    changes: buffer.changes,
+    changedKeys,
+    liveDocs,
+    killed: Int32Array.from(buffer.killed),
+  };
 }
 
 /**
@@ -70,7 +76,13 @@ export function writeParts(dir: Directory, generation: number, parts: FlushPart[
   }
   if (parts.length === 1) {
     const [part] = parts;
-    return { meta, changes: part!.changes, changedKeys: part!.changedKeys, liveDocs: part!.liveDocs, killed: part!.killed };
+    return {
+      meta,
+      changes: part!.changes,
+      changedKeys: part!.changedKeys,
+      liveDocs: part!.liveDocs,
+      killed: part!.killed,
+    };
   }
   // Keys are routed to one buffer each: the parts' keys never overlap.
   const changedKeys = parts.flatMap((part) => part.changedKeys);

@@ -86,18 +86,33 @@ parentPort!.on('message', (message: ToIndexingWorker) => {
         if (message.type === 'flush') {
           const result = writeParts(dir, message.generation, [part, ...message.parts]);
           cuts.delete(message.id);
-          parentPort!.postMessage({ type: 'flushed', id: message.id, result }, [result.liveDocs.buffer as ArrayBuffer, result.killed.buffer as ArrayBuffer]);
+          parentPort!.postMessage({ type: 'flushed', id: message.id, result }, [
+            result.liveDocs.buffer as ArrayBuffer,
+            result.killed.buffer as ArrayBuffer,
+          ]);
         } else if (message.type === 'export') {
           // Sent as a copy whose arrays are transferred: the cut stays whole (an export may
           // have to be redone if the write fails). The stored blocks are views into the
           // buffer's own chunks: copied into one array.
-          const sent: FlushPart = { ...part, inverted: { ...part.inverted, storedBlocks: copyBlocks(part.inverted.storedBlocks) } };
+          const sent: FlushPart = {
+            ...part,
+            inverted: { ...part.inverted, storedBlocks: copyBlocks(part.inverted.storedBlocks) },
+          };
           cuts.get(message.id)!.part = undefined;
-          const transfer = [...transferablesOf(sent.inverted), sent.liveDocs.buffer as ArrayBuffer, sent.killed.buffer as ArrayBuffer];
+          const transfer = [
+            ...transferablesOf(sent.inverted),
+            sent.liveDocs.buffer as ArrayBuffer,
+            sent.killed.buffer as ArrayBuffer,
+          ];
           parentPort!.postMessage({ type: 'exported', id: message.id, part: sent }, transfer);
         }
       } catch (error) {
-        parentPort!.postMessage({ type: 'failed', id: message.id, message: (error as Error).message, code: (error as { code?: unknown }).code });
+        parentPort!.postMessage({
+          type: 'failed',
+          id: message.id,
+          message: (error as Error).message,
+          code: (error as { code?: unknown }).code,
+        });
       }
       break;
     }

@@ -98,39 +98,53 @@ export class WorkerStager implements Stager {
     if (thread.worker !== undefined) return thread.worker;
     const worker = new Worker(new URL('./indexing-worker.js', import.meta.url), { workerData: this.setup });
     thread.worker = worker;
-    worker.on('message', (message: { type: string; id?: number; count?: number; result?: FlushedGeneration; part?: FlushPart; message?: string; code?: unknown }) => {
-      if (message.type === 'done') {
-        thread.inFlight -= message.count!;
-        if (this.inFlight() < MAX_IN_FLIGHT) for (const resolve of this.readyWaiters.splice(0)) resolve();
-        this.stopWhenIdle(thread);
-        return;
-      }
-      if (message.type === 'full') {
-        this.onFull(this.cutThread(thread));
-        return;
-      }
-      const waiter = thread.waiting.get(message.id!);
-      if (waiter === undefined) return;
-      thread.waiting.delete(message.id!);
-      if (message.type === 'flushed') {
-        thread.openCuts--;
-        waiter.resolve(message.result!);
-        this.stopWhenIdle(thread);
-      } else if (message.type === 'exported') waiter.resolve(message.part!);
-      else {
-        // The worker's error crosses the thread boundary as text; its code says whether the disk is full.
-        const cause = Object.assign(new Error(message.message), { code: message.code });
-        waiter.reject(
-          isDiskFull(cause)
-            ? diskFullError('writing a generation', cause)
-            : new SearchError('COMMIT_FAILED', `writing a generation failed: ${message.message}`, { cause }),
-        );
-      }
-    });
+    worker.on(
+      'message',
+      (message: {
+        type: string;
+        id?: number;
+        count?: number;
+        result?: FlushedGeneration;
+        part?: FlushPart;
+        message?: string;
+        code?: unknown;
+      }) => {
+        if (message.type === 'done') {
+          thread.inFlight -= message.count!;
+          if (this.inFlight() < MAX_IN_FLIGHT) for (const resolve of this.readyWaiters.splice(0)) resolve();
+          this.stopWhenIdle(thread);
+          return;
+        }
+        if (message.type === 'full') {
+          this.onFull(this.cutThread(thread));
+          return;
+        }
+        const waiter = thread.waiting.get(message.id!);
+        if (waiter === undefined) return;
+        thread.waiting.delete(message.id!);
+        if (message.type === 'flushed') {
+          thread.openCuts--;
+          waiter.resolve(message.result!);
+          this.stopWhenIdle(thread);
+        } else if (message.type === 'exported') waiter.resolve(message.part!);
+        else {
+          // The worker's error crosses the thread boundary as text; its code says whether the disk is full.
+          const cause = Object.assign(new Error(message.message), { code: message.code });
+          waiter.reject(
+            isDiskFull(cause)
+              ? diskFullError('writing a generation', cause)
+              : new SearchError('COMMIT_FAILED', `writing a generation failed: ${message.message}`, {
+                  cause,
+                }),
+          );
+        }
+      },
+    );
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => {
       if (thread.worker === worker) thread.worker = undefined;
-      if (code !== 0 && !this.stopping.has(worker)) this.fail(new Error(`indexing worker exited with code ${code}`));
+      if (code !== 0 && !this.stopping.has(worker))
+        this.fail(new Error(`indexing worker exited with code ${code}`));
     });
     return worker;
   }
@@ -139,7 +153,12 @@ export class WorkerStager implements Stager {
 
   /** Stops a worker that holds nothing (no staged changes, no unflushed cut) after a quiet while. */
   private stopWhenIdle(thread: IndexingThread): void {
-    const idle = () => thread.queue.length === 0 && thread.inFlight === 0 && thread.changes === 0 && thread.openCuts === 0 && thread.waiting.size === 0;
+    const idle = () =>
+      thread.queue.length === 0 &&
+      thread.inFlight === 0 &&
+      thread.changes === 0 &&
+      thread.openCuts === 0 &&
+      thread.waiting.size === 0;
     if (thread.worker === undefined || !idle() || thread.idleTimer !== undefined) return;
     thread.idleTimer = setTimeout(() => {
       thread.idleTimer = undefined;
@@ -237,12 +256,23 @@ export class WorkerStager implements Stager {
     let done: Promise<FlushedGeneration> | undefined;
     const write = async (into: number): Promise<FlushedGeneration> => {
       if (others.length > 0) this.post(primary!.thread, { type: 'prepare', id: primary!.id });
-      const parts = await Promise.all(others.map((cut) => this.request<FlushPart>(cut, { type: 'export', id: cut.id })));
-      const transfer = parts.flatMap((part) => [...transferablesOf(part.inverted), part.liveDocs.buffer as ArrayBuffer, part.killed.buffer as ArrayBuffer]);
-      const result = await this.request<FlushedGeneration>(primary!, { type: 'flush', id: primary!.id, generation: into, parts }, transfer);
+      const parts = await Promise.all(
+        others.map((cut) => this.request<FlushPart>(cut, { type: 'export', id: cut.id })),
+      );
+      const transfer = parts.flatMap((part) => [
+        ...transferablesOf(part.inverted),
+        part.liveDocs.buffer as ArrayBuffer,
+        part.killed.buffer as ArrayBuffer,
+      ]);
+      const result = await this.request<FlushedGeneration>(
+        primary!,
+        { type: 'flush', id: primary!.id, generation: into, parts },
+        transfer,
+      );
       for (const cut of others) {
         cut.thread.openCuts--;
-        if (cut.thread.worker !== undefined) cut.thread.worker.postMessage({ type: 'release', id: cut.id } satisfies ToIndexingWorker);
+        if (cut.thread.worker !== undefined)
+          cut.thread.worker.postMessage({ type: 'release', id: cut.id } satisfies ToIndexingWorker);
         this.stopWhenIdle(cut.thread);
       }
       return result;
@@ -312,7 +342,9 @@ export class WorkerStager implements Stager {
   }
 
   private fail(error: Error): void {
-    this.failure ??= new SearchError('INDEX_WORKER_FAILED', `an indexing worker failed: ${error.message}`, { cause: error });
+    this.failure ??= new SearchError('INDEX_WORKER_FAILED', `an indexing worker failed: ${error.message}`, {
+      cause: error,
+    });
     for (const thread of this.threads) {
       for (const waiter of thread.waiting.values()) waiter.reject(this.failure);
       thread.waiting.clear();

@@ -75,7 +75,8 @@ export class ByteReader {
           break;
         }
       }
-      if (ascii) return String.fromCharCode.apply(null, this.bytes.subarray(start, this.pos) as unknown as number[]);
+      if (ascii)
+        return String.fromCharCode.apply(null, this.bytes.subarray(start, this.pos) as unknown as number[]);
     }
     return decoder.decode(this.bytes.subarray(start, this.pos));
   }

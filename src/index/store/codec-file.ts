@@ -76,7 +76,13 @@ export function createCodecOutput(dir: Directory, name: string, codec: string, v
 }
 
 /** Writes a small file in one go: header, body, footer. */
-export function writeCodecFile(dir: Directory, name: string, codec: string, version: number, body: Uint8Array): void {
+export function writeCodecFile(
+  dir: Directory,
+  name: string,
+  codec: string,
+  version: number,
+  body: Uint8Array,
+): void {
   const out = createCodecOutput(dir, name, codec, version);
   out.write(body);
   out.close();
@@ -105,7 +111,10 @@ export function openCodecFile(
 ): OpenedCodecFile {
   let input: IndexInput;
   try {
-    input = dir.fileLength(name) <= (options.inMemoryUpTo ?? -1) ? memoryInput(name, dir.readFile(name)) : dir.openInput(name);
+    input =
+      dir.fileLength(name) <= (options.inMemoryUpTo ?? -1)
+        ? memoryInput(name, dir.readFile(name))
+        : dir.openInput(name);
   } catch (error) {
     throw new CorruptIndexError(name, `cannot open: ${(error as Error).message}`, { cause: error });
   }
@@ -120,26 +129,44 @@ export function openCodecFile(
 }
 
 /** Reads a whole small codec file and returns its body (verified). */
-export function readCodecFile(dir: Directory, name: string, codec: string, maxVersion: number): { version: number; body: Uint8Array } {
+export function readCodecFile(
+  dir: Directory,
+  name: string,
+  codec: string,
+  maxVersion: number,
+): { version: number; body: Uint8Array } {
   const opened = openCodecFile(dir, name, codec, maxVersion);
   try {
-    return { version: opened.version, body: opened.input.read(opened.bodyStart, opened.bodyEnd - opened.bodyStart) };
+    return {
+      version: opened.version,
+      body: opened.input.read(opened.bodyStart, opened.bodyEnd - opened.bodyStart),
+    };
   } finally {
     opened.input.close();
   }
 }
 
-function checkHeader(name: string, input: IndexInput, codec: string, maxVersion: number): { version: number; bodyStart: number } {
+function checkHeader(
+  name: string,
+  input: IndexInput,
+  codec: string,
+  maxVersion: number,
+): { version: number; bodyStart: number } {
   const minimum = 4 + 1 + 1 + FOOTER_LENGTH;
   if (input.length < minimum) throw new CorruptIndexError(name, `truncated (${input.length} bytes)`);
   const head = new ByteReader(input.read(0, Math.min(input.length, 4 + 5 + 256 + 10)));
   try {
-    if (head.readUint32() !== HEADER_MAGIC) throw new CorruptIndexError(name, 'not an index file (bad header magic)');
+    if (head.readUint32() !== HEADER_MAGIC)
+      throw new CorruptIndexError(name, 'not an index file (bad header magic)');
     const foundCodec = head.readString();
-    if (foundCodec !== codec) throw new CorruptIndexError(name, `expected a ${codec} file, found ${foundCodec}`);
+    if (foundCodec !== codec)
+      throw new CorruptIndexError(name, `expected a ${codec} file, found ${foundCodec}`);
     const version = head.readVInt();
     if (version < 1 || version > maxVersion) {
-      throw new CorruptIndexError(name, `format version ${version} is not supported (this build reads 1..${maxVersion})`);
+      throw new CorruptIndexError(
+        name,
+        `format version ${version} is not supported (this build reads 1..${maxVersion})`,
+      );
     }
     return { version, bodyStart: head.pos };
   } catch (error) {
@@ -160,7 +187,10 @@ function verifyChecksum(name: string, input: IndexInput): void {
   if (footer.readUint32() !== FOOTER_MAGIC) throw new CorruptIndexError(name, 'truncated or bad footer');
   const expected = footer.readUint32();
   if (expected !== crc) {
-    throw new CorruptIndexError(name, `checksum mismatch (stored ${expected.toString(16)}, computed ${crc.toString(16)})`);
+    throw new CorruptIndexError(
+      name,
+      `checksum mismatch (stored ${expected.toString(16)}, computed ${crc.toString(16)})`,
+    );
   }
 }
 

@@ -109,7 +109,8 @@ export class MemoryDirectory implements Directory {
   }
 
   linkTo(name: string, target: Directory): void {
-    if (!(target instanceof MemoryDirectory)) throw new Error('MemoryDirectory can only link to a MemoryDirectory');
+    if (!(target instanceof MemoryDirectory))
+      throw new Error('MemoryDirectory can only link to a MemoryDirectory');
     if (target.entries.has(name)) throw new Error(`file exists: ${name}`);
     target.entries.set(name, this.inode(name));
   }
@@ -135,7 +136,11 @@ export class MemoryDirectory implements Directory {
           data = current.slice(0, keep);
         }
       }
-      const copy: Inode = { chunks: [new Uint8Array(data)], length: data.length, synced: new Uint8Array(data) };
+      const copy: Inode = {
+        chunks: [new Uint8Array(data)],
+        length: data.length,
+        synced: new Uint8Array(data),
+      };
       after.entries.set(name, copy);
       after.durableEntries.set(name, copy);
     }

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CLICK_LOG_FILE, type ClickRecord } from '../click-log.js';
 
@@ -153,7 +163,12 @@ export function parseClickLine(line: string): LoggedClick | undefined {
     return undefined;
   }
   if (value === null || typeof value !== 'object') return undefined;
-  const time = typeof value.time === 'number' ? value.time : typeof value.time === 'string' ? Date.parse(value.time) : NaN;
+  const time =
+    typeof value.time === 'number'
+      ? value.time
+      : typeof value.time === 'string'
+        ? Date.parse(value.time)
+        : NaN;
   if (!Number.isFinite(time) || typeof value.url !== 'string' || value.url === '') return undefined;
   const rank = typeof value.rank === 'number' && value.rank >= 1 ? value.rank : 0;
   return { time, url: value.url, query: typeof value.query === 'string' ? value.query : '', rank };

@@ -34,7 +34,8 @@ export class ClickStore {
   private readonly halfLifeMs: number;
 
   constructor(halfLifeDays: number, asOf = 0) {
-    if (!(halfLifeDays > 0)) throw new RangeError(`the click half-life must be a positive number of days, got ${halfLifeDays}`);
+    if (!(halfLifeDays > 0))
+      throw new RangeError(`the click half-life must be a positive number of days, got ${halfLifeDays}`);
     this.halfLifeMs = halfLifeDays * DAY_MS;
     this.asOfMs = asOf;
   }
@@ -99,10 +100,12 @@ export class ClickStore {
 
   /** Rebuilds a store from {@link toData}'s output. Throws TypeError on a malformed value. */
   static fromData(data: ClickStoreData, halfLifeDays: number): ClickStore {
-    if (typeof data.asOf !== 'number' || !Array.isArray(data.keys)) throw new TypeError('asOf must be a number and keys an array');
+    if (typeof data.asOf !== 'number' || !Array.isArray(data.keys))
+      throw new TypeError('asOf must be a number and keys an array');
     const store = new ClickStore(halfLifeDays, data.asOf);
     for (const [key, queries] of data.keys) {
-      if (typeof key !== 'string' || !Array.isArray(queries)) throw new TypeError('a click entry must be a key and a list');
+      if (typeof key !== 'string' || !Array.isArray(queries))
+        throw new TypeError('a click entry must be a key and a list');
       const map = new Map<string, number>();
       for (const [query, weight] of queries) {
         if (typeof query !== 'string' || typeof weight !== 'number' || !Number.isFinite(weight)) {

@@ -191,7 +191,12 @@ export class CollectionEvidence {
   private closed = false;
   private started = false;
   private nextBatch = 0;
-  private readonly counters = { TotRebuilds: 0, TotUpdates: 0, TotDocumentsReindexed: 0, TotClicksProcessed: 0 };
+  private readonly counters = {
+    TotRebuilds: 0,
+    TotUpdates: 0,
+    TotDocumentsReindexed: 0,
+    TotClicksProcessed: 0,
+  };
 
   private constructor(
     private readonly folder: string,
@@ -218,7 +223,14 @@ export class CollectionEvidence {
     log: PushLog;
     options: EvidenceOptions;
   }): CollectionEvidence {
-    const store = new CollectionEvidence(params.folder, params.clickFolder, params.collection, params.host, params.log, params.options);
+    const store = new CollectionEvidence(
+      params.folder,
+      params.clickFolder,
+      params.collection,
+      params.host,
+      params.log,
+      params.options,
+    );
     store.load();
     return store;
   }
@@ -247,7 +259,10 @@ export class CollectionEvidence {
     if (anchors.length > 0) fields[ANCHOR_FIELD] = anchors;
     if (queries.length > 0) fields[CLICK_FIELD] = queries;
     if (score > 0) numbers[CLICK_SCORE_FIELD] = score;
-    const fingerprint = createHash('sha1').update(JSON.stringify([anchors, queries, score])).digest('base64url').slice(0, 16);
+    const fingerprint = createHash('sha1')
+      .update(JSON.stringify([anchors, queries, score]))
+      .digest('base64url')
+      .slice(0, 16);
     return { fields, numbers, stored: { [EVIDENCE_STORED_FIELD]: fingerprint } };
   }
 
@@ -311,7 +326,8 @@ export class CollectionEvidence {
     if (this.refoldClicks) {
       this.processClickLogs().catch((error: Error) => this.logError('click log processing failed', error));
     }
-    if (this.rebuildReason !== undefined || this.changed.size > 0 || this.pending.size > 0) this.scheduleUpdate(0);
+    if (this.rebuildReason !== undefined || this.changed.size > 0 || this.pending.size > 0)
+      this.scheduleUpdate(0);
   }
 
   /** Brings anchor text up to date now (and re-indexes what is pending); resolves when committed. */
@@ -415,16 +431,25 @@ export class CollectionEvidence {
       }
     } finally {
       // Keys not reached go back, unless a later commit has brought a newer version of one.
-      for (; i < keys.length; i++) if (!this.changed.has(keys[i]![0])) this.changed.set(keys[i]![0], keys[i]![1]);
+      for (; i < keys.length; i++)
+        if (!this.changed.has(keys[i]![0])) this.changed.set(keys[i]![0], keys[i]![1]);
     }
-    return { rebuilt: false, documentsRead: keys.length, documentsReadBack: readBack, documentsUpdated: await this.reindexPending() };
+    return {
+      rebuilt: false,
+      documentsRead: keys.length,
+      documentsReadBack: readBack,
+      documentsUpdated: await this.reindexPending(),
+    };
   }
 
   /** Puts the committed state of one changed key into the graph; the targets whose anchor text changed become pending. */
   private applySource(key: string, source: LinkSource): void {
     const affected = [
       ...this.graph.setRedirect(key, source.redirect),
-      ...this.graph.setLinks(key, source.storedLinks === undefined ? [] : linksOfStored(key, source.storedLinks)),
+      ...this.graph.setLinks(
+        key,
+        source.storedLinks === undefined ? [] : linksOfStored(key, source.storedLinks),
+      ),
     ];
     for (const target of affected) this.pending.add(target);
   }
@@ -461,8 +486,16 @@ export class CollectionEvidence {
     }
     this.graph = graph;
     for (const key of documents) this.pending.add(key);
-    this.log.info({ collection: this.collection, reason, documents: documents.length }, 'anchor text rebuilt');
-    return { rebuilt: true, documentsRead: documents.length, documentsReadBack: documents.length, documentsUpdated: await this.reindexPending() };
+    this.log.info(
+      { collection: this.collection, reason, documents: documents.length },
+      'anchor text rebuilt',
+    );
+    return {
+      rebuilt: true,
+      documentsRead: documents.length,
+      documentsReadBack: documents.length,
+      documentsUpdated: await this.reindexPending(),
+    };
   }
 
   /**
@@ -583,26 +616,34 @@ export class CollectionEvidence {
         this.graph = LinkGraph.fromData(links);
         for (const key of links.changed) this.changed.set(key, UNKNOWN_SOURCE);
         for (const key of links.pending) this.pending.add(key);
-        if (links.manifest !== manifest) this.rebuildReason = `the index changed since the evidence was saved (manifest ${links.manifest}, now ${manifest})`;
+        if (links.manifest !== manifest)
+          this.rebuildReason = `the index changed since the evidence was saved (manifest ${links.manifest}, now ${manifest})`;
       } catch (error) {
         this.setAside(LINKS_FILE, error as Error);
         this.graph = new LinkGraph();
         this.rebuildReason = 'the saved link evidence was unusable';
       }
     }
-    if (this.rebuildReason === undefined && this.graph.sourceCount === 0 && links === undefined && manifest > 0) {
+    if (
+      this.rebuildReason === undefined &&
+      this.graph.sourceCount === 0 &&
+      links === undefined &&
+      manifest > 0
+    ) {
       this.rebuildReason = 'no saved link evidence';
     }
     if (existsSync(marker)) this.rebuildReason ??= markerReason(readFileSync(marker, 'utf8'));
 
     const clicks = this.readFile<ClicksFileBody>(CLICKS_FILE, 'clicks');
     // Processed logs exist only once weights were saved: without readable weights, they are lost.
-    if (clicks === null || (clicks === undefined && this.files.processed().length > 0)) this.refoldClicks = true;
+    if (clicks === null || (clicks === undefined && this.files.processed().length > 0))
+      this.refoldClicks = true;
     if (clicks !== undefined && clicks !== null) {
       try {
         this.clicks = ClickStore.fromData(clicks, this.options.halfLifeDays);
         const pendingLogs = new Set(this.files.pending());
-        for (const [name, offset] of clicks.consumed) if (pendingLogs.has(name)) this.consumed.set(name, offset);
+        for (const [name, offset] of clicks.consumed)
+          if (pendingLogs.has(name)) this.consumed.set(name, offset);
         for (const key of clicks.pending) this.pending.add(key);
       } catch (error) {
         this.setAside(CLICKS_FILE, error as Error);
@@ -626,7 +667,12 @@ export class CollectionEvidence {
   }
 
   private setAside(name: string, error: Error): void {
-    this.logError(error instanceof EvidenceFileError ? error.message : `evidence file ${name} is unusable: ${error.message}`, error);
+    this.logError(
+      error instanceof EvidenceFileError
+        ? error.message
+        : `evidence file ${name} is unusable: ${error.message}`,
+      error,
+    );
     try {
       renameSync(join(this.folder, name), join(this.folder, `${name}.bad-${Date.now()}`));
     } catch {
@@ -635,14 +681,24 @@ export class CollectionEvidence {
   }
 
   private async saveClicks(): Promise<void> {
-    const body: ClicksFileBody = { ...this.clicks.toData(), consumed: [...this.consumed], pending: [...this.pending] };
+    const body: ClicksFileBody = {
+      ...this.clicks.toData(),
+      consumed: [...this.consumed],
+      pending: [...this.pending],
+    };
     await writeEvidenceFile(join(this.folder, CLICKS_FILE), 'clicks', FILE_VERSION, body);
   }
 
   private logError(message: string, error: Error): void {
     // Writes are refused on purpose while the installation prepares for an upgrade: the work waits.
     if ((error as { code?: string }).code === 'UPGRADE_PREPARING') return;
-    this.log.error({ collection: this.collection, err: { message: error.message, code: (error as { code?: string }).code } }, message);
+    this.log.error(
+      {
+        collection: this.collection,
+        err: { message: error.message, code: (error as { code?: string }).code },
+      },
+      message,
+    );
   }
 }
 

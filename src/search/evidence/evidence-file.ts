@@ -22,16 +22,25 @@ const FORMAT = 'pushsearch-evidence';
 export class EvidenceFileError extends SearchError {
   readonly file: string;
   constructor(file: string, problem: string) {
-    super('EVIDENCE_CORRUPT', `evidence file ${file} is unusable: ${problem}; it is rebuilt from the index and the click logs`, {
-      details: { file },
-    });
+    super(
+      'EVIDENCE_CORRUPT',
+      `evidence file ${file} is unusable: ${problem}; it is rebuilt from the index and the click logs`,
+      {
+        details: { file },
+      },
+    );
     this.name = 'EvidenceFileError';
     this.file = file;
   }
 }
 
 /** Writes `body` as an evidence file of `kind`, atomically and durably. */
-export async function writeEvidenceFile(path: string, kind: string, version: number, body: unknown): Promise<void> {
+export async function writeEvidenceFile(
+  path: string,
+  kind: string,
+  version: number,
+  body: unknown,
+): Promise<void> {
   const head = JSON.stringify({ format: FORMAT, kind, version }) + '\n' + JSON.stringify(body) + '\n';
   const text = head + 'sha256:' + createHash('sha256').update(head).digest('hex') + '\n';
   const temp = `${path}.tmp`;
@@ -65,7 +74,8 @@ export function readEvidenceFile(path: string, kind: string, version: number): u
   const head = text.slice(0, second + 1);
   const footer = text.slice(second + 1).trimEnd();
   const expected = 'sha256:' + createHash('sha256').update(head).digest('hex');
-  if (footer !== expected) throw new EvidenceFileError(path, 'checksum mismatch (the file was cut or changed)');
+  if (footer !== expected)
+    throw new EvidenceFileError(path, 'checksum mismatch (the file was cut or changed)');
   let header: { format?: unknown; kind?: unknown; version?: unknown };
   try {
     header = JSON.parse(text.slice(0, first)) as typeof header;
@@ -73,10 +83,16 @@ export function readEvidenceFile(path: string, kind: string, version: number): u
     throw new EvidenceFileError(path, 'the header line is not JSON');
   }
   if (header.format !== FORMAT || header.kind !== kind) {
-    throw new EvidenceFileError(path, `expected a ${kind} file, found ${JSON.stringify(header.kind)} in ${name}`);
+    throw new EvidenceFileError(
+      path,
+      `expected a ${kind} file, found ${JSON.stringify(header.kind)} in ${name}`,
+    );
   }
   if (header.version !== version) {
-    throw new EvidenceFileError(path, `format version ${String(header.version)} is not the supported version ${version}`);
+    throw new EvidenceFileError(
+      path,
+      `format version ${String(header.version)} is not the supported version ${version}`,
+    );
   }
   try {
     return JSON.parse(text.slice(first + 1, second)) as unknown;

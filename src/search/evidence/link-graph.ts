@@ -88,7 +88,11 @@ export class LinkGraph {
       bySource.set(source, texts);
     }
     if (after.size === 0) this.outlinks.delete(source);
-    else this.outlinks.set(source, [...after].flatMap(([target, texts]) => texts.map((text) => ({ target, text }))));
+    else
+      this.outlinks.set(
+        source,
+        [...after].flatMap(([target, texts]) => texts.map((text) => ({ target, text }))),
+      );
     return affected;
   }
 
@@ -165,7 +169,10 @@ export class LinkGraph {
 
   toData(): LinkGraphData {
     return {
-      links: [...this.outlinks].map(([source, links]) => [source, links.map((l): [string, string] => [l.target, l.text])]),
+      links: [...this.outlinks].map(([source, links]) => [
+        source,
+        links.map((l): [string, string] => [l.target, l.text]),
+      ]),
       redirects: [...this.redirects],
     };
   }
@@ -173,17 +180,21 @@ export class LinkGraph {
   /** Rebuilds a graph from {@link toData}'s output. Throws TypeError on a malformed value. */
   static fromData(data: LinkGraphData): LinkGraph {
     const graph = new LinkGraph();
-    if (!Array.isArray(data.links) || !Array.isArray(data.redirects)) throw new TypeError('links and redirects must be arrays');
+    if (!Array.isArray(data.links) || !Array.isArray(data.redirects))
+      throw new TypeError('links and redirects must be arrays');
     for (const [key, target] of data.redirects) {
-      if (typeof key !== 'string' || typeof target !== 'string') throw new TypeError('a redirect must be two strings');
+      if (typeof key !== 'string' || typeof target !== 'string')
+        throw new TypeError('a redirect must be two strings');
       graph.setRedirect(key, target);
     }
     for (const [source, links] of data.links) {
-      if (typeof source !== 'string' || !Array.isArray(links)) throw new TypeError('a link entry must be a source and a list');
+      if (typeof source !== 'string' || !Array.isArray(links))
+        throw new TypeError('a link entry must be a source and a list');
       graph.setLinks(
         source,
         links.map(([target, text]) => {
-          if (typeof target !== 'string' || typeof text !== 'string') throw new TypeError('a link must be two strings');
+          if (typeof target !== 'string' || typeof text !== 'string')
+            throw new TypeError('a link must be two strings');
           return { target, text };
         }),
       );

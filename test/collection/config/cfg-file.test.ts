@@ -17,7 +17,11 @@ describe('parseCfg', () => {
     ].join('\n');
     assert.deepEqual(
       [...parseCfg(text, 'collection.cfg')],
-      [['push.max-generations', '32'], ['filter.classes', 'A:B'], ['indexer_options', '']],
+      [
+        ['push.max-generations', '32'],
+        ['filter.classes', 'A:B'],
+        ['indexer_options', ''],
+      ],
     );
   });
 
@@ -34,13 +38,30 @@ describe('parseCfg', () => {
   });
 
   it('handles CRLF, CR and a byte-order mark', () => {
-    assert.deepEqual([...parseCfg('\ufeffa=1\r\nb=2\rc=3', 'c.cfg')], [['a', '1'], ['b', '2'], ['c', '3']]);
+    assert.deepEqual(
+      [...parseCfg('\ufeffa=1\r\nb=2\rc=3', 'c.cfg')],
+      [
+        ['a', '1'],
+        ['b', '2'],
+        ['c', '3'],
+      ],
+    );
   });
 
   it('reports a malformed line with its file name and 1-based line number', () => {
-    throwsAtLine(() => parseCfg('a=1\n\n# comment\nthis line has no equals\n', 'conf/news/collection.cfg'), 'conf/news/collection.cfg', 4, /no "="/);
+    throwsAtLine(
+      () => parseCfg('a=1\n\n# comment\nthis line has no equals\n', 'conf/news/collection.cfg'),
+      'conf/news/collection.cfg',
+      4,
+      /no "="/,
+    );
     throwsAtLine(() => parseCfg('a=1\n=value\n', 'global.cfg'), 'global.cfg', 2, /key before "=" is empty/);
-    throwsAtLine(() => parseCfg('a=1\r\nb=2\r\nmy key=3', 'global.cfg'), 'global.cfg', 3, /contains whitespace/);
+    throwsAtLine(
+      () => parseCfg('a=1\r\nb=2\r\nmy key=3', 'global.cfg'),
+      'global.cfg',
+      3,
+      /contains whitespace/,
+    );
     // line numbers count blank lines and comments, also after a BOM and with CRLF
     throwsAtLine(() => parseCfg('\ufeff# c\r\n\r\n\r\nbad\r\n', 'x.cfg'), 'x.cfg', 4);
   });
@@ -48,7 +69,13 @@ describe('parseCfg', () => {
 
 describe('serializeCfg', () => {
   it('writes key=value lines after an optional header', () => {
-    const text = serializeCfg(new Map([['a', '1'], ['b', 'x=y']]), { header: 'made by the admin UI' });
+    const text = serializeCfg(
+      new Map([
+        ['a', '1'],
+        ['b', 'x=y'],
+      ]),
+      { header: 'made by the admin UI' },
+    );
     assert.equal(text, '# made by the admin UI\na=1\nb=x=y\n');
     assert.equal(serializeCfg({}), '');
   });
@@ -75,7 +102,8 @@ describe('serializeCfg', () => {
 });
 
 describe('updateCfgText', () => {
-  const original = '# Settings\npush.max-generations=64\n\n# filters\nfilter.classes=A\npush.max-generations=70\nother=1\n';
+  const original =
+    '# Settings\npush.max-generations=64\n\n# filters\nfilter.classes=A\npush.max-generations=70\nother=1\n';
 
   it('changes a key in place at its last occurrence and keeps comments', () => {
     const updated = updateCfgText(original, { 'push.max-generations': '80' }, 'collection.cfg');
@@ -83,8 +111,18 @@ describe('updateCfgText', () => {
   });
 
   it('removes keys set to null and appends new keys', () => {
-    const updated = updateCfgText(original, new Map([['filter.classes', null], ['new.key', 'v']]), 'collection.cfg');
-    assert.equal(updated, '# Settings\npush.max-generations=64\n\n# filters\npush.max-generations=70\nother=1\nnew.key=v\n');
+    const updated = updateCfgText(
+      original,
+      new Map([
+        ['filter.classes', null],
+        ['new.key', 'v'],
+      ]),
+      'collection.cfg',
+    );
+    assert.equal(
+      updated,
+      '# Settings\npush.max-generations=64\n\n# filters\npush.max-generations=70\nother=1\nnew.key=v\n',
+    );
     assert.equal(parseCfg(updated, 'c').get('new.key'), 'v');
   });
 

@@ -33,8 +33,14 @@ describe('resolveCollectionConfig', () => {
   });
 
   it('reads collection.cfg over global.cfg defaults', () => {
-    const global = parseCfg('push.max-generations=40\npush.auto-commit.max-changes=500\npush.worker-thread-count=3\n', 'global.cfg');
-    const collection = parseCfg('push.max-generations=20\nfilter.classes=Html\npush.create-snapshot-on-merge-failure=TRUE\n', 'collection.cfg');
+    const global = parseCfg(
+      'push.max-generations=40\npush.auto-commit.max-changes=500\npush.worker-thread-count=3\n',
+      'global.cfg',
+    );
+    const collection = parseCfg(
+      'push.max-generations=20\nfilter.classes=Html\npush.create-snapshot-on-merge-failure=TRUE\n',
+      'collection.cfg',
+    );
     const config = resolveCollectionConfig({ global, collection });
     assert.equal(config.maxGenerations, 20);
     assert.equal(config.autoCommitMaxChanges, 500);
@@ -55,18 +61,27 @@ describe('resolveCollectionConfig', () => {
     assert.equal(config.maxRequestBytes, 1048576);
     assert.equal(config.workerThreadCount, 2);
     assert.equal(config.warnings.length, 2);
-    assert.match(config.warnings[0], /conf\/news\/collection.cfg: push.max-request-bytes is installation-wide/);
+    assert.match(
+      config.warnings[0],
+      /conf\/news\/collection.cfg: push.max-request-bytes is installation-wide/,
+    );
   });
 
   it('replaces the query processor options entirely when set', () => {
-    const config = resolveCollectionConfig({ collection: { query_processor_options: '-stem=2 -SF=[t,a] -daat' } });
-    assert.deepEqual(Object.fromEntries(config.queryProcessorFlags), { stem: '2', SF: '[t,a]', daat: 'true' });
+    const config = resolveCollectionConfig({
+      collection: { query_processor_options: '-stem=2 -SF=[t,a] -daat' },
+    });
+    assert.deepEqual(Object.fromEntries(config.queryProcessorFlags), {
+      stem: '2',
+      SF: '[t,a]',
+      daat: 'true',
+    });
     assert.equal(config.queryProcessorFlags.has('anniemode'), false);
   });
 
   it('keeps unknown keys as raw strings, collection over global', () => {
     const config = resolveCollectionConfig({
-      global: { 'ui.title': 'Global', 'service_name': 'S' },
+      global: { 'ui.title': 'Global', service_name: 'S' },
       collection: { 'ui.title': 'News search' },
     });
     assert.deepEqual(Object.fromEntries(config.extra), { 'ui.title': 'News search', service_name: 'S' });
@@ -75,12 +90,18 @@ describe('resolveCollectionConfig', () => {
 
   it('names the key, the file and the accepted range of a bad value', () => {
     assert.throws(
-      () => resolveCollectionConfig({ collection: { 'push.auto-commit.timeout-seconds': '30s' }, collectionFile: 'conf/c/collection.cfg' }),
+      () =>
+        resolveCollectionConfig({
+          collection: { 'push.auto-commit.timeout-seconds': '30s' },
+          collectionFile: 'conf/c/collection.cfg',
+        }),
       (e: unknown) =>
         e instanceof ConfigFileError &&
         e.code === 'CONFIG_INVALID' &&
         e.file === 'conf/c/collection.cfg' &&
-        /push.auto-commit.timeout-seconds must be a whole number from 0 to 604800, found "30s"/.test(e.message),
+        /push.auto-commit.timeout-seconds must be a whole number from 0 to 604800, found "30s"/.test(
+          e.message,
+        ),
     );
     for (const [key, value] of [
       ['push.max-generations', '1'],
@@ -97,27 +118,39 @@ describe('resolveCollectionConfig', () => {
     ]) {
       assert.throws(
         () => resolveCollectionConfig({ collection: { [key]: value } }),
-        (e: unknown) => e instanceof ConfigFileError && e.message.includes(key) && e.file === 'collection.cfg',
+        (e: unknown) =>
+          e instanceof ConfigFileError && e.message.includes(key) && e.file === 'collection.cfg',
         `${key}=${value}`,
       );
     }
     assert.throws(
       () => resolveCollectionConfig({ global: { 'push.max-request-bytes': '10' } }),
-      (e: unknown) => e instanceof ConfigFileError && e.file === 'global.cfg' && /push.max-request-bytes/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigFileError && e.file === 'global.cfg' && /push.max-request-bytes/.test(e.message),
     );
   });
 
   it('filter.classes: known filter names in any case and separator pass; a misspelt one names the filter, the key and the file', () => {
-    assert.equal(resolveCollectionConfig({ collection: { 'filter.classes': 'html:Json, text' } }).filterClasses, 'html:Json, text');
+    assert.equal(
+      resolveCollectionConfig({ collection: { 'filter.classes': 'html:Json, text' } }).filterClasses,
+      'html:Json, text',
+    );
     assert.throws(
       () => resolveCollectionConfig({ global: { 'filter.classes': 'Htlm' } }),
-      (e: unknown) => e instanceof ConfigFileError && e.file === 'global.cfg' && /filter.classes: unknown filter "Htlm"/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigFileError &&
+        e.file === 'global.cfg' &&
+        /filter.classes: unknown filter "Htlm"/.test(e.message),
     );
   });
 
   it('reports every bad value at once', () => {
     assert.throws(
-      () => resolveCollectionConfig({ collection: { 'push.max-generations': 'x' }, global: { 'push.worker-thread-count': '0' } }),
+      () =>
+        resolveCollectionConfig({
+          collection: { 'push.max-generations': 'x' },
+          global: { 'push.worker-thread-count': '0' },
+        }),
       (e: unknown) =>
         e instanceof ConfigFileError &&
         /^collection.cfg and global.cfg: 2 problems/.test(e.message) &&
@@ -130,10 +163,18 @@ describe('resolveCollectionConfig', () => {
     assert.deepEqual(
       CONFIG_KEYS.map((k) => k.key),
       [
-        'push.auto-commit.timeout-seconds', 'push.auto-commit.max-changes', 'push.max-generations',
-        'push.scheduler.killed-percentage-for-reindex', 'push.create-snapshot-on-merge-failure',
-        'push.worker-thread-count', 'push.max-request-bytes', 'server.body-idle-timeout-seconds', 'server.request-timeout-seconds',
-        'filter.classes', 'query_processor_options', 'indexer_options',
+        'push.auto-commit.timeout-seconds',
+        'push.auto-commit.max-changes',
+        'push.max-generations',
+        'push.scheduler.killed-percentage-for-reindex',
+        'push.create-snapshot-on-merge-failure',
+        'push.worker-thread-count',
+        'push.max-request-bytes',
+        'server.body-idle-timeout-seconds',
+        'server.request-timeout-seconds',
+        'filter.classes',
+        'query_processor_options',
+        'indexer_options',
       ],
     );
   });
@@ -141,10 +182,25 @@ describe('resolveCollectionConfig', () => {
 
 describe('resolveGlobalConfig', () => {
   it('reads only the installation-wide keys, ignoring bad collection defaults', () => {
-    const config = resolveGlobalConfig({ 'push.worker-thread-count': '4', 'push.max-generations': 'oops', 'server.body-idle-timeout-seconds': '5' });
-    assert.deepEqual(config, { workerThreadCount: 4, maxRequestBytes: 52428800, bodyIdleTimeoutSeconds: 5, requestTimeoutSeconds: 600 });
-    assert.throws(() => resolveGlobalConfig({ 'server.request-timeout-seconds': '0' }), /global.cfg: server.request-timeout-seconds/);
-    assert.throws(() => resolveGlobalConfig({ 'push.worker-thread-count': 'many' }), /global.cfg: push.worker-thread-count/);
+    const config = resolveGlobalConfig({
+      'push.worker-thread-count': '4',
+      'push.max-generations': 'oops',
+      'server.body-idle-timeout-seconds': '5',
+    });
+    assert.deepEqual(config, {
+      workerThreadCount: 4,
+      maxRequestBytes: 52428800,
+      bodyIdleTimeoutSeconds: 5,
+      requestTimeoutSeconds: 600,
+    });
+    assert.throws(
+      () => resolveGlobalConfig({ 'server.request-timeout-seconds': '0' }),
+      /global.cfg: server.request-timeout-seconds/,
+    );
+    assert.throws(
+      () => resolveGlobalConfig({ 'push.worker-thread-count': 'many' }),
+      /global.cfg: push.worker-thread-count/,
+    );
   });
 });
 

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { gscopesForKey, parseGscopes, serializeGscopes } from '../../../src/collection/config/gscopes.js';
-import { parseQueryGscopes, queriesById, serializeQueryGscopes } from '../../../src/collection/config/query-gscopes.js';
+import {
+  parseQueryGscopes,
+  queriesById,
+  serializeQueryGscopes,
+} from '../../../src/collection/config/query-gscopes.js';
 import { throwsAtLine } from './helpers.js';
 
 describe('parseGscopes', () => {
@@ -25,14 +29,22 @@ describe('parseGscopes', () => {
 
   it('round-trips through serializeGscopes', () => {
     const gscopes = parseGscopes(text);
-    assert.deepEqual(parseGscopes(serializeGscopes(gscopes)).rules.map((r) => [r.id, r.pattern]), gscopes.rules.map((r) => [r.id, r.pattern]));
+    assert.deepEqual(
+      parseGscopes(serializeGscopes(gscopes)).rules.map((r) => [r.id, r.pattern]),
+      gscopes.rules.map((r) => [r.id, r.pattern]),
+    );
   });
 
   it('reports bad lines with their line number', () => {
     throwsAtLine(() => parseGscopes('a x\n\nnews\n'), 'gscopes.cfg', 3, /no regex/);
     throwsAtLine(() => parseGscopes('a x\nbad-id x\n'), 'gscopes.cfg', 2, /ASCII letters and digits/);
     throwsAtLine(() => parseGscopes('a x\n' + 'i'.repeat(65) + ' x\n'), 'gscopes.cfg', 2, /65 characters/);
-    throwsAtLine(() => parseGscopes('a x\n# c\nb (unclosed\n'), 'gscopes.cfg', 3, /invalid regular expression/);
+    throwsAtLine(
+      () => parseGscopes('a x\n# c\nb (unclosed\n'),
+      'gscopes.cfg',
+      3,
+      /invalid regular expression/,
+    );
     throwsAtLine(() => parseGscopes('a (a+)+b\n'), 'gscopes.cfg', 1, /exponential/);
     throwsAtLine(() => parseGscopes('a ' + 'x'.repeat(1001)), 'gscopes.cfg', 1, /at most 1000/);
     assert.equal(parseGscopes('i'.repeat(64) + ' x').rules.length, 1);
@@ -41,8 +53,13 @@ describe('parseGscopes', () => {
 
 describe('parseQueryGscopes', () => {
   it('reads ID query lines, ORing the queries of one ID', () => {
-    const config = parseQueryGscopes('# q\nsport football OR rugby\nsport "world cup"\nnews  -sport  breaking\n');
-    assert.deepEqual(Object.fromEntries(queriesById(config)), { sport: ['football OR rugby', '"world cup"'], news: ['-sport  breaking'] });
+    const config = parseQueryGscopes(
+      '# q\nsport football OR rugby\nsport "world cup"\nnews  -sport  breaking\n',
+    );
+    assert.deepEqual(Object.fromEntries(queriesById(config)), {
+      sport: ['football OR rugby', '"world cup"'],
+      news: ['-sport  breaking'],
+    });
     assert.deepEqual(parseQueryGscopes(serializeQueryGscopes(config)), config);
   });
 

@@ -4,7 +4,17 @@ import { compileGuardedRegex, findNestedRepetition } from '../../../src/collecti
 
 describe('compileGuardedRegex', () => {
   it('refuses nested unbounded repetition, the shape of exponential backtracking', () => {
-    for (const p of ['(a+)+b', '(a*)*', '(\\w+\\s?)*$', '((ab)*c)+', '(?:x|y+)*z', '(a{2,})+', '(a{1,3})*', '(?<n>a+)+', '((a+))+']) {
+    for (const p of [
+      '(a+)+b',
+      '(a*)*',
+      '(\\w+\\s?)*$',
+      '((ab)*c)+',
+      '(?:x|y+)*z',
+      '(a{2,})+',
+      '(a{1,3})*',
+      '(?<n>a+)+',
+      '((a+))+',
+    ]) {
       assert.throws(() => compileGuardedRegex(p), /exponential/, p);
     }
   });

@@ -42,8 +42,14 @@ describe('parseMetamap', () => {
 
   it('finds the classes of a source, ignoring case', () => {
     const metamap = parseMetamap('a,0,Author\nb,1,author\nc,0,<Author>\n');
-    assert.deepEqual(classesForSource(metamap, 'metadata', 'AUTHOR').map((m) => m.className), ['a', 'b']);
-    assert.deepEqual(classesForSource(metamap, 'html-meta', 'author').map((m) => m.className), ['c']);
+    assert.deepEqual(
+      classesForSource(metamap, 'metadata', 'AUTHOR').map((m) => m.className),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      classesForSource(metamap, 'html-meta', 'author').map((m) => m.className),
+      ['c'],
+    );
     assert.deepEqual(classesForSource(metamap, 'metadata', 'nobody'), []);
   });
 

@@ -4,7 +4,9 @@ import { matchQie, parseQie, QIE_DEFAULT_SCORE, serializeQie } from '../../../sr
 import { throwsAtLine } from './helpers.js';
 
 describe('parseQie / matchQie', () => {
-  const qie = parseQie('# scores\n0.9 ^https://www\\.example\\.com/products/\n0.1 /archive/\n1 /products/\n.25 \\.pdf$\n');
+  const qie = parseQie(
+    '# scores\n0.9 ^https://www\\.example\\.com/products/\n0.1 /archive/\n1 /products/\n.25 \\.pdf$\n',
+  );
 
   it('lets the first matching line win', () => {
     assert.equal(matchQie(qie, 'https://www.example.com/products/archive/x'), 0.9);
@@ -22,7 +24,10 @@ describe('parseQie / matchQie', () => {
   it('round-trips through serializeQie, keeping the scores as written', () => {
     const text = serializeQie(qie);
     assert.match(text, /^\.25 /m);
-    assert.deepEqual(parseQie(text).rules.map((r) => [r.score, r.pattern]), qie.rules.map((r) => [r.score, r.pattern]));
+    assert.deepEqual(
+      parseQie(text).rules.map((r) => [r.score, r.pattern]),
+      qie.rules.map((r) => [r.score, r.pattern]),
+    );
   });
 
   it('accepts scores from 0 to 1 only', () => {

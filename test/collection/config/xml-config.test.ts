@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { matchXmlPath, parseXmlConfig, parseXmlPath, serializeXmlConfig } from '../../../src/collection/config/xml-config.js';
+import {
+  matchXmlPath,
+  parseXmlConfig,
+  parseXmlPath,
+  serializeXmlConfig,
+} from '../../../src/collection/config/xml-config.js';
 import { throwsAtLine } from './helpers.js';
 
 const HEADER = 'PADRE XML Mapping Version: 2';
@@ -20,9 +25,15 @@ describe('parseXmlConfig', () => {
 
   it('reads the header, docurl and class lines', () => {
     const config = parseXmlConfig(text);
-    assert.deepEqual(config.docUrl.map((p) => p.source), ['/item/link']);
+    assert.deepEqual(
+      config.docUrl.map((p) => p.source),
+      ['/item/link'],
+    );
     assert.deepEqual([...config.classes.keys()], ['t', 'a', 'id', 'price']);
-    assert.deepEqual(config.classes.get('a')?.paths.map((p) => p.source), ['//author', '//creator/@name']);
+    assert.deepEqual(
+      config.classes.get('a')?.paths.map((p) => p.source),
+      ['//author', '//creator/@name'],
+    );
     assert.equal(config.classes.get('price')?.type, 3);
   });
 
@@ -38,8 +49,18 @@ describe('parseXmlConfig', () => {
   });
 
   it('requires the header first, version 2', () => {
-    throwsAtLine(() => parseXmlConfig('t,1,,/a\n'), 'xml.cfg', 1, /first line must be "PADRE XML Mapping Version: 2"/);
-    throwsAtLine(() => parseXmlConfig('\n\nPADRE XML Mapping Version: 1\n'), 'xml.cfg', 3, /version 1 is not supported/);
+    throwsAtLine(
+      () => parseXmlConfig('t,1,,/a\n'),
+      'xml.cfg',
+      1,
+      /first line must be "PADRE XML Mapping Version: 2"/,
+    );
+    throwsAtLine(
+      () => parseXmlConfig('\n\nPADRE XML Mapping Version: 1\n'),
+      'xml.cfg',
+      3,
+      /version 1 is not supported/,
+    );
   });
 
   it('reports bad lines with their line number', () => {
@@ -68,17 +89,28 @@ describe('parseXmlConfig', () => {
 
 describe('parseXmlPath', () => {
   it('parses absolute, anywhere and attribute paths', () => {
-    assert.deepEqual(parseXmlPath('/a/b'), { source: '/a/b', steps: [{ axis: 'child', name: 'a' }, { axis: 'child', name: 'b' }], attribute: undefined });
+    assert.deepEqual(parseXmlPath('/a/b'), {
+      source: '/a/b',
+      steps: [
+        { axis: 'child', name: 'a' },
+        { axis: 'child', name: 'b' },
+      ],
+      attribute: undefined,
+    });
     assert.deepEqual(parseXmlPath('//b').steps, [{ axis: 'descendant', name: 'b' }]);
     assert.equal(parseXmlPath('/a/@id').attribute, 'id');
     assert.deepEqual(parseXmlPath('//b/@id').steps, [{ axis: 'descendant', name: 'b' }]);
     assert.equal(parseXmlPath('//attributes@isbn').attribute, 'isbn');
-    assert.deepEqual(parseXmlPath('/dc:record/dc:title').steps.map((s) => s.name), ['dc:record', 'dc:title']);
+    assert.deepEqual(
+      parseXmlPath('/dc:record/dc:title').steps.map((s) => s.name),
+      ['dc:record', 'dc:title'],
+    );
   });
 });
 
 describe('matchXmlPath', () => {
-  const m = (path: string, elements: string[], attribute?: string): boolean => matchXmlPath(parseXmlPath(path), elements, attribute);
+  const m = (path: string, elements: string[], attribute?: string): boolean =>
+    matchXmlPath(parseXmlPath(path), elements, attribute);
 
   it('matches absolute paths from the root only', () => {
     assert.equal(m('/a/b', ['a', 'b']), true);
