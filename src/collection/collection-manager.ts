@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { SearchError } from '../errors.js';
 import { parseCfg } from './config/cfg-file.js';
 import { PushCollection, type CollectionStateView } from './push-collection.js';
@@ -68,6 +68,13 @@ export class CollectionManager {
           throw new SearchError('PARAMETER_INVALID', `member ${member} is not a push collection`);
       }
     }
+    for (const folder of [this.home.collectionConfFolder(name), this.home.collectionDataFolder(name)])
+      if (existsSync(folder) && !statSync(folder).isDirectory())
+        // A file of the installation that no list names yet: never turn it into a folder.
+        throw new SearchError(
+          'COLLECTION_NAME_RESERVED',
+          `collection name ${JSON.stringify(name)} is taken by a file of the installation (${folder}); choose another name`,
+        );
     mkdirSync(this.home.collectionConfFolder(name), { recursive: true });
     mkdirSync(this.home.collectionDataFolder(name), { recursive: true });
     const lines = [`# Created ${new Date().toISOString()}`, `collection_type=${type}`];

@@ -2,16 +2,38 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SearchError } from '../errors.js';
 
-/** Collection and snapshot names: letters, digits, `.`, `_`, `-`; no path tricks. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/**
+ * Collection and snapshot names: letters, digits, `.`, `_`, `-` and `~` (the original names
+ * collections `client~name`, e.g. `govscot~ds-news-push`), starting with a letter or digit.
+ * No `/`, no leading `.`, no `..`: a name is always one folder below `conf/` or `data/`.
+ */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
+
+/**
+ * Files the installation keeps in `conf/` beside the collection folders. A collection of one
+ * of these names would make its folder where the file belongs (`conf/global.cfg/`), and the
+ * server would never start again; such names are refused with `COLLECTION_NAME_RESERVED`.
+ */
+export const HOME_CONF_FILES: readonly string[] = [
+  'global.cfg',
+  'users.json',
+  'redirect-secret',
+  'initial-admin-password',
+  'server.lock',
+];
 
 export function validateName(kind: 'collection' | 'snapshot', name: string): string {
   if (!NAME.test(name) || name.includes('..')) {
     throw new SearchError(
       kind === 'collection' ? 'COLLECTION_NAME_INVALID' : 'SNAPSHOT_NAME_INVALID',
-      `${kind} name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      `${kind} name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '.', '_', '-' or '~', starting with a letter or digit`,
     );
   }
+  if (kind === 'collection' && HOME_CONF_FILES.includes(name.toLowerCase()))
+    throw new SearchError(
+      'COLLECTION_NAME_RESERVED',
+      `collection name ${JSON.stringify(name)} is the name of one of the installation's own files in conf/ (${HOME_CONF_FILES.join(', ')}); choose another name`,
+    );
   return name;
 }
 

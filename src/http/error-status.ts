@@ -25,6 +25,8 @@ const STATUS_BY_CODE = {
   REDIRECT_INVALID: 400,
   NAME_INVALID: 400,
   COLLECTION_NAME_INVALID: 400,
+  // A collection name that is one of the home's own files in conf/ (global.cfg, users.json...).
+  COLLECTION_NAME_RESERVED: 400,
   SNAPSHOT_NAME_INVALID: 400,
   FILTER_UNKNOWN: 400,
   PARAMETER_INVALID: 400,

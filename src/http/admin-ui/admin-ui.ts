@@ -370,7 +370,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
       </p>
       <form method="post" action="${base}/action">
         ${csrfField(context)}<input type="hidden" name="action" value="snapshot" />
-        <label>Snapshot name <input name="snapshot" required pattern="[A-Za-z0-9][A-Za-z0-9._\\-]*" /></label
+        <label>Snapshot name <input name="snapshot" required pattern="[A-Za-z0-9][A-Za-z0-9._~\\-]*" /></label
         ><button type="submit">Create snapshot</button>
       </form>
       <table>
