@@ -1,6 +1,6 @@
 import { ConfigFileError } from './config-file-error.js';
 import { configLines } from './config-lines.js';
-import { compileGuardedRegex } from './guarded-regex.js';
+import { compileGuardedRegex, type KeyRegex } from './guarded-regex.js';
 
 /**
  * `gscopes.cfg`: generalised scopes set on documents by their key (**compat**). One rule a
@@ -9,7 +9,7 @@ import { compileGuardedRegex } from './guarded-regex.js';
  * - `ID`: 1 to 64 ASCII letters or digits, case-sensitive.
  * - `regex`: the rest of the line (trimmed; write a trailing space as `\x20`), searched in
  *   the canonical key (not anchored: use `^`/`$`). Syntax and the guard against catastrophic
- *   backtracking: see `guarded-regex.ts` (length limit, nested repetition refused, `(?i)`).
+ *   backtracking: see `guarded-regex.ts` (RE2 syntax, linear-time matching, size limits).
  * - The same ID on several lines ORs them: the document gets the ID when any of its lines
  *   matches. A repeated identical line is kept once.
  * - `#` comments and blank lines are skipped; errors name the file and line.
@@ -20,7 +20,7 @@ export interface GscopeRule {
   readonly id: string;
   /** The regex as written. */
   readonly pattern: string;
-  readonly regex: RegExp;
+  readonly regex: KeyRegex;
 }
 
 /** A parsed gscopes.cfg, rules in file order. */
@@ -59,7 +59,7 @@ export function parseGscopes(text: string, fileName = 'gscopes.cfg'): Gscopes {
     }
     const idProblem = gscopeIdProblem(parts.id);
     if (idProblem !== undefined) throw new ConfigFileError(fileName, line, idProblem);
-    let regex: RegExp;
+    let regex: KeyRegex;
     try {
       regex = compileGuardedRegex(parts.rest);
     } catch (e) {

@@ -1,6 +1,6 @@
 import { ConfigFileError } from './config-file-error.js';
 import { configLines } from './config-lines.js';
-import { compileGuardedRegex } from './guarded-regex.js';
+import { compileGuardedRegex, type KeyRegex } from './guarded-regex.js';
 
 /**
  * `qie.cfg`: query-independent evidence, a prior score per document chosen by its key
@@ -24,7 +24,7 @@ export interface QieRule {
   /** The score as written, kept for serialisation (default: `String(score)`). */
   readonly scoreText?: string;
   readonly pattern: string;
-  readonly regex: RegExp;
+  readonly regex: KeyRegex;
 }
 
 /** A parsed qie.cfg, rules in file order. */
@@ -55,7 +55,7 @@ export function parseQie(text: string, fileName = 'qie.cfg'): Qie {
         `the score ${JSON.stringify(scoreText)} must be a number from 0 to 1`,
       );
     }
-    let regex: RegExp;
+    let regex: KeyRegex;
     try {
       regex = compileGuardedRegex(pattern);
     } catch (e) {
