@@ -4,14 +4,12 @@ import type { FlushedGeneration } from './staging/flushed-generation.js';
 import { InlineStager } from './staging/inline-stager.js';
 import type { PendingFlush, Stager } from './staging/stager.js';
 import { WorkerStager } from './staging/worker-stager.js';
-import { generationOfFile, killedFile, type GenerationMeta } from './generation/generation-files.js';
-import { GenerationReader } from './generation/generation-reader.js';
+import { killedFile, type GenerationMeta } from './generation/generation-files.js';
 import { KilledBits } from './generation/killed-bits.js';
 import { LiveGeneration } from './generation/live-generation.js';
-import { computeDocMaps, type MergeInput } from './generation/merge-generations.js';
+import { computeDocMaps } from './generation/merge-generations.js';
 import {
   emptyManifest,
-  isManifestTemp,
   ManifestMaybePublishedError,
   MANIFEST_FILE,
   manifestFiles,
@@ -20,14 +18,23 @@ import {
   type Manifest,
   type ManifestGeneration,
 } from './manifest.js';
-import { DEFAULT_MERGE_POLICY, findMerges, type MergePolicyOptions } from './merge/merge-policy.js';
-import { runMerge } from './merge/run-merge.js';
+import { DEFAULT_MERGE_POLICY, type MergePolicyOptions } from './merge/merge-policy.js';
+import { MergeScheduler, type MergeEvent } from './merge/merge-scheduler.js';
 import { Schema, type SchemaOptions } from './schema.js';
 import { Searcher, type PointInTime } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
-import { COPY_TEMP_SUFFIX, type Directory } from './store/directory.js';
-import { NO_MORE_DOCS } from './generation-view.js';
+import type { Directory } from './store/directory.js';
 import { FsDirectory } from './store/fs-directory.js';
+import { FileDeleter } from './file-deleter.js';
+import { ReaderPool } from './reader-pool.js';
+import { SerialUpdater } from './serial-updater.js';
+import {
+  docOfLocation,
+  generationOfLocation,
+  KeyLocations,
+  locationOf,
+  type Location,
+} from './key-locations.js';
 
 export interface IndexOptions {
   /** The index folder (a path, or a Directory for tests). */
@@ -65,9 +72,7 @@ export interface IndexOptions {
 export type IndexEvent =
   | { type: 'commit'; manifest: number; generations: number[]; changes: number; durationMs: number }
   | { type: 'flush'; generation: number; documents: number }
-  | { type: 'merge-start'; generations: number[]; into: number }
-  | { type: 'merge-done'; generations: number[]; into: number; documents: number; durationMs: number }
-  | { type: 'merge-failed'; generations: number[]; into: number; error: Error; snapshot: string | null };
+  | MergeEvent;
 
 export interface CommitOptions {
   /** Highest journal sequence number whose change is in this commit (recorded in the manifest). */
@@ -91,21 +96,17 @@ export interface SnapshotInfo {
 /** Staged documents by key (null: a staged delete), for GET before commit. */
 type StagedLayer = Map<string, StoredRecord | null>;
 
-/** Key → where its live document is: generation · 2^31 + docId. */
-type Location = number;
-const DOC_BITS = 2 ** 31;
-const locationOf = (generation: number, docId: number): Location => generation * DOC_BITS + docId;
-const generationOfLocation = (location: Location) => Math.floor(location / DOC_BITS);
-const docOfLocation = (location: Location) => location % DOC_BITS;
-
 /**
  * The index engine's entry point: stages changes in an in-memory buffer, commits them as
  * new immutable generations by publishing manifests, merges generations in the background,
  * hands out point-in-time searchers and takes snapshots.
  *
  * One serial updater owns the manifest (tantivy's segment updater): commits, merge results
- * and snapshots run one at a time in `serial()`. Merges themselves run outside it, in worker
- * threads, so they never block commits or queries.
+ * and snapshots run one at a time on it ({@link SerialUpdater}). Its helpers each own one
+ * concern: which merges run ({@link MergeScheduler}, outside the updater, in worker threads,
+ * so they never block commits or queries), which generation readers are open
+ * ({@link ReaderPool}), when a file may be deleted ({@link FileDeleter}), and where each
+ * key's live document is ({@link KeyLocations}).
  */
 export class SearchIndex {
   /** How staged documents are analysed (see {@link useSchema}). */
@@ -126,21 +127,12 @@ export class SearchIndex {
   private pending: PendingFlush[] = [];
   /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
   private stagedLayers: StagedLayer[] = [new Map()];
-  private readonly keys = new Map<string, Location>();
-  private readonly fileReferences = new Map<string, number>();
-  private readonly readers = new Map<number, { reader: GenerationReader; references: number }>();
-  private updater: Promise<unknown> = Promise.resolve();
-  private forcedMerges: Promise<unknown> = Promise.resolve();
-  private readonly merging = new Set<number>();
-  private readonly runningMerges = new Set<Promise<void>>();
-  private readonly mergeRetryAfter = new Map<number, number>();
-  private mergeFailuresInARow = 0;
-  private autoMergePaused = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private readonly closing = new AbortController();
+  private readonly keys = new KeyLocations();
+  private readonly files: FileDeleter;
+  private readonly readers: ReaderPool;
+  private readonly updater = new SerialUpdater();
+  private readonly merges: MergeScheduler;
   private closed = false;
-  /** Set when close() resolved: from then on this instance deletes nothing in the folder. */
-  private folderReleased = false;
   /**
    * The next generation number to hand out (flushes and merges). Kept apart from the manifest
    * object: a manifest being published is a copy made before its awaits, and numbers handed
@@ -162,6 +154,9 @@ export class SearchIndex {
     };
     this.manifest = manifest;
     this.nextGeneration = manifest.nextGeneration;
+    this.files = new FileDeleter(dir);
+    this.readers = new ReaderPool(dir);
+    this.merges = this.newMergeScheduler();
     const allocate = () => this.nextGeneration++;
     const ramBufferBytes = options.ramBufferBytes ?? 64 * 1024 * 1024;
     const onFull = (flush: PendingFlush) => {
@@ -318,7 +313,7 @@ export class SearchIndex {
       CurKilled: killed,
       CurGenerations: this.manifest.generations.length,
       CurBytesOnDisk: bytes,
-      CurMergesRunning: this.runningMerges.size,
+      CurMergesRunning: this.merges.runningCount,
       CurStagedChanges: this.stagedChanges,
       CurManifest: this.manifest.number,
       LastCommitTime: this.manifest.lastCommitTime,
@@ -327,7 +322,7 @@ export class SearchIndex {
 
   /** Waits until no merge is running (new ones may start afterwards). */
   async waitForMerges(): Promise<void> {
-    while (this.runningMerges.size > 0) await Promise.allSettled([...this.runningMerges]);
+    await this.merges.waitForMerges();
   }
 
   /**
@@ -336,25 +331,7 @@ export class SearchIndex {
    */
   async forceMerge(): Promise<void> {
     this.ensureOpen();
-    // One forced merge at a time: two would both see no merge running and take the same inputs.
-    const run = this.forcedMerges.then(() => this.forceMergeNow());
-    this.forcedMerges = run.catch(() => undefined);
-    return run;
-  }
-
-  private async forceMergeNow(): Promise<void> {
-    this.autoMergePaused++;
-    try {
-      await this.waitForMerges();
-      const generations = this.current.generations;
-      if (generations.length > 1 || (generations.length === 1 && generations[0]!.killedCount > 0)) {
-        const failure = await this.startMerge(generations.map((g) => g.generation));
-        if (failure !== undefined) throw failure;
-      }
-    } finally {
-      this.autoMergePaused--;
-      this.maybeMerge();
-    }
+    return this.merges.forceMerge();
   }
 
   /**
@@ -416,16 +393,14 @@ export class SearchIndex {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.closing.abort();
-    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
-    await Promise.allSettled([...this.runningMerges]);
+    this.updater.close();
+    await this.merges.close();
     // Queued publishes may wait for indexing workers' flushes: the workers stop after them.
-    await this.updater.catch(() => undefined);
+    await this.updater.idle();
     await this.stager.close();
     await Promise.allSettled([...this.retiredStagers]);
-    for (const { reader } of this.readers.values()) reader.close();
-    this.readers.clear();
-    this.folderReleased = true;
+    this.readers.closeAll();
+    this.files.release();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -533,7 +508,7 @@ export class SearchIndex {
       }
       // A generation whose every document is killed is dropped, unless a merge reads it.
       next.generations = generations.filter(
-        (g) => g.killedCount < g.docCount || this.merging.has(g.generation),
+        (g) => g.killedCount < g.docCount || this.merges.isMerging(g.generation),
       );
       const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
       next.nextGeneration = this.nextGeneration;
@@ -541,7 +516,7 @@ export class SearchIndex {
       await publishManifest(this.dir, next, [...newFiles, ...written]);
     } catch (error) {
       if (!(error instanceof ManifestMaybePublishedError))
-        for (const file of written) this.deleteQuietly(file);
+        for (const file of written) this.files.deleteQuietly(file);
       this.counters.TotCommitFailures++;
       if (error instanceof SearchError) throw error;
       if (isDiskFull(error)) throw diskFullError('the commit', error);
@@ -563,7 +538,7 @@ export class SearchIndex {
       changes,
       durationMs: performance.now() - started,
     });
-    this.maybeMerge();
+    this.merges.maybeMerge();
     return { manifest: next.number, generations: created, changes };
   }
 
@@ -585,108 +560,48 @@ export class SearchIndex {
       const count = this.manifest.generations.length + this.pending.length;
       if (
         count <= this.policy.maxGenerations ||
-        this.runningMerges.size === 0 ||
-        this.mergeFailuresInARow > 0
+        this.merges.runningCount === 0 ||
+        this.merges.failuresSinceSuccess > 0
       )
         return;
-      await Promise.race([...this.runningMerges]);
-      await this.updater.catch(() => undefined);
+      await this.merges.anyDone();
+      await this.updater.idle();
     }
   }
 
   // ---------------------------------------------------------------------------------------
   // Merges
 
-  private maybeMerge(): void {
-    if (this.closed || this.options.autoMerge === false || this.autoMergePaused > 0) return;
-    const threads = Math.max(1, this.options.mergeThreads ?? 1);
-    const now = Date.now();
-    const blocked = new Set(this.merging);
-    let nextRetry = Infinity;
-    for (const [generation, until] of this.mergeRetryAfter) {
-      if (until > now) {
-        blocked.add(generation);
-        nextRetry = Math.min(nextRetry, until);
-      } else this.mergeRetryAfter.delete(generation);
-    }
-    const candidates = this.current.generations.map((g) => ({
-      generation: g.generation,
-      docCount: g.maxDoc,
-      killedCount: g.killedCount,
-    }));
-    for (const merge of findMerges(candidates, blocked, this.policy)) {
-      if (this.runningMerges.size >= threads) break;
-      void this.startMerge(merge);
-    }
-    if (nextRetry !== Infinity && this.retryTimer === undefined) {
-      this.retryTimer = setTimeout(
-        () => {
-          this.retryTimer = undefined;
-          this.maybeMerge();
-        },
-        nextRetry - now + 10,
-      );
-      this.retryTimer.unref();
-    }
-  }
-
-  /** Runs one merge to completion; resolves with the error when it failed (already reported). */
-  private startMerge(generations: number[]): Promise<Error | undefined> {
-    if (this.closed) return Promise.resolve(new SearchError('INDEX_CLOSED', 'the index is closed'));
-    // A generation in two merges at once would have its documents twice in the index.
-    const busy = generations.filter((g) => this.merging.has(g));
-    if (busy.length > 0)
-      return Promise.resolve(
-        new SearchError('MERGE_BUSY', `generations ${busy.join(', ')} are being merged already`),
-      );
-    const into = this.nextGeneration++;
-    const sources = generations.map((g) => this.liveGeneration(g)!);
-    const inputs: MergeInput[] = sources.map((g) => ({
-      generation: g.generation,
-      killedFile: g.killedFileName,
-    }));
-    const killedAtStart = sources.map((g) => g.killed);
-    // Hold the files of the inputs until the merge is over, whatever commits do meanwhile.
-    const holder = this.acquireSearcher();
-    for (const g of generations) this.merging.add(g);
-    const started = performance.now();
-    this.emit({ type: 'merge-start', generations, into });
-    let outcome: Error | undefined;
-    const run = (async () => {
-      try {
-        this.options.beforeMerge?.(generations);
-        const meta = await runMerge(
-          this.dir,
-          inputs,
-          into,
-          (this.options.mergeThreads ?? 1) > 0,
-          this.closing.signal,
-        );
-        await this.serial(() => this.publishMerge(sources, killedAtStart, meta));
-        this.mergeFailuresInARow = 0;
-        this.counters.LastMergeError = null;
-        this.counters.TotMergesDone++;
-        this.emit({
-          type: 'merge-done',
-          generations,
-          into,
-          documents: meta.docCount,
-          durationMs: performance.now() - started,
-        });
-      } catch (error) {
-        outcome = error as Error;
-        if (!(error instanceof ManifestMaybePublishedError)) this.deleteGenerationFiles(into);
-        if (!this.closed) await this.reportMergeFailure(generations, into, outcome);
-      } finally {
-        for (const g of generations) this.merging.delete(g);
-        holder.release();
-      }
-    })();
-    this.runningMerges.add(run);
-    return run.then(() => {
-      this.runningMerges.delete(run);
-      this.maybeMerge();
-      return outcome;
+  /** The scheduler of this index's merges, wired to its manifest, files and statistics. */
+  private newMergeScheduler(): MergeScheduler {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const index = this;
+    return new MergeScheduler({
+      dir: this.dir,
+      policy: this.policy,
+      mergeThreads: this.options.mergeThreads ?? 1,
+      autoMerge: this.options.autoMerge !== false,
+      get closed() {
+        return index.closed;
+      },
+      liveGenerations: () => this.current.generations,
+      allocateGeneration: () => this.nextGeneration++,
+      hold: () => this.acquireSearcher(),
+      publish: (sources, killedAtStart, meta) =>
+        this.updater.run(() => this.publishMerge(sources, killedAtStart, meta)),
+      deleteGeneration: (generation) => this.files.deleteUnreferencedGeneration(generation),
+      snapshotOnFailure: () => this.snapshotOnMergeFailure(),
+      recordOutcome: (error) => {
+        if (error === null) {
+          this.counters.LastMergeError = null;
+          this.counters.TotMergesDone++;
+        } else {
+          this.counters.TotMergesFailed++;
+          this.counters.LastMergeError = error.message;
+        }
+      },
+      emit: (event) => this.emit(event),
+      ...(this.options.beforeMerge !== undefined ? { beforeMerge: this.options.beforeMerge } : {}),
     });
   }
 
@@ -745,40 +660,30 @@ export class SearchIndex {
       next.nextGeneration = this.nextGeneration;
       await publishManifest(this.dir, next, written);
       // Everything merged was killed meanwhile: the result is not needed.
-      if (!generations.includes(merged)) this.deleteGenerationFiles(meta.generation);
+      if (!generations.includes(merged)) this.files.deleteUnreferencedGeneration(meta.generation);
     } catch (error) {
       if (!(error instanceof ManifestMaybePublishedError))
-        for (const file of written) this.deleteQuietly(file);
+        for (const file of written) this.files.deleteQuietly(file);
       throw error;
     }
     // Keys of merged documents now live in the merged generation.
-    const mapByGeneration = new Map(sources.map((s, i) => [s.generation, docMaps[i]!]));
-    for (const [key, location] of this.keys) {
-      const map = mapByGeneration.get(generationOfLocation(location));
-      if (map !== undefined) this.keys.set(key, locationOf(meta.generation, map[docOfLocation(location)]!));
-    }
+    this.keys.remap(new Map(sources.map((s, i) => [s.generation, docMaps[i]!])), meta.generation);
     this.install(next, killedEntry === undefined ? new Map() : new Map([[meta.generation, killedEntry]]));
   }
 
-  private async reportMergeFailure(generations: number[], into: number, error: Error): Promise<void> {
-    this.counters.TotMergesFailed++;
-    this.counters.LastMergeError = error.message;
-    this.mergeFailuresInARow++;
-    const delay = Math.min(60_000, 1000 * 2 ** Math.min(6, this.mergeFailuresInARow - 1));
-    for (const g of generations) this.mergeRetryAfter.set(g, Date.now() + delay);
-    let snapshot: string | null = null;
-    if (this.options.createSnapshotOnMergeFailure === true && this.options.snapshotFolder !== undefined) {
-      const newest = this.manifest.generations.reduce((max, g) => Math.max(max, g.generation), 0);
-      const name = `ServiceInternal-merge-failed-${newest}`;
-      try {
-        const target = this.options.snapshotFolder(name);
-        if (!target.fileExists(MANIFEST_FILE)) await this.snapshot(target);
-        snapshot = name;
-      } catch {
-        snapshot = null;
-      }
+  /** `push.create-snapshot-on-merge-failure`: the snapshot's name, null when none was taken. */
+  private async snapshotOnMergeFailure(): Promise<string | null> {
+    if (this.options.createSnapshotOnMergeFailure !== true || this.options.snapshotFolder === undefined)
+      return null;
+    const newest = this.manifest.generations.reduce((max, g) => Math.max(max, g.generation), 0);
+    const name = `ServiceInternal-merge-failed-${newest}`;
+    try {
+      const target = this.options.snapshotFolder(name);
+      if (!target.fileExists(MANIFEST_FILE)) await this.snapshot(target);
+      return name;
+    } catch {
+      return null;
     }
-    this.emit({ type: 'merge-failed', generations, into, error, snapshot });
   }
 
   // ---------------------------------------------------------------------------------------
@@ -789,79 +694,43 @@ export class SearchIndex {
     const generations: LiveGeneration[] = [];
     try {
       for (const entry of this.manifest.generations) {
-        const reader = this.acquireReader(entry.generation);
+        const reader = this.readers.acquire(entry.generation);
         const killed =
           entry.killedFile === null ? null : KilledBits.read(this.dir, entry.killedFile, reader.maxDoc);
         generations.push(new LiveGeneration(reader, killed, entry.killedFile));
       }
     } catch (error) {
-      for (const { reader } of this.readers.values()) reader.close();
-      this.readers.clear();
+      this.readers.closeAll();
       throw error;
     }
-    for (const generation of generations) this.indexKeys(generation);
+    for (const generation of generations) this.keys.addGeneration(generation);
     const files = manifestFiles(this.manifest).filter((name) => name !== MANIFEST_FILE);
     this.current = { manifestNumber: this.manifest.number, generations, files, references: 1 };
-    for (const file of files) this.fileReferences.set(file, (this.fileReferences.get(file) ?? 0) + 1);
-  }
-
-  private indexKeys(generation: LiveGeneration): void {
-    for (const [key, info] of generation.reader.terms('$key')) {
-      const postings = generation.reader.postingsOf(info, false);
-      for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) {
-        if (!generation.isKilled(doc)) this.keys.set(key, locationOf(generation.generation, doc));
-      }
-    }
+    this.files.incRef(files);
   }
 
   /** Makes a just-published manifest current: new point in time, file references moved. */
   private install(next: Manifest, killedUpdates: Map<number, { bits: KilledBits; file: string }>): void {
     const previous = this.current;
-    // Every point in time counts once on each reader it uses (acquireReader opens or counts).
+    // Every point in time counts once on each reader it uses (acquire opens or counts).
     const generations = next.generations.map((entry) => {
       const update = killedUpdates.get(entry.generation);
       const existing = previous.generations.find((g) => g.generation === entry.generation);
-      const reader = this.acquireReader(entry.generation);
+      const reader = this.readers.acquire(entry.generation);
       if (existing !== undefined && update === undefined) return existing;
       return new LiveGeneration(reader, update?.bits ?? null, update?.file ?? null);
     });
     const files = manifestFiles(next).filter((name) => name !== MANIFEST_FILE);
-    for (const file of files) this.fileReferences.set(file, (this.fileReferences.get(file) ?? 0) + 1);
+    this.files.incRef(files);
     this.manifest = next;
     this.current = { manifestNumber: next.number, generations, files, references: 1 };
     this.releasePointInTime(previous);
   }
 
-  private acquireReader(generation: number): GenerationReader {
-    const known = this.readers.get(generation);
-    if (known !== undefined) {
-      known.references++;
-      return known.reader;
-    }
-    const reader = GenerationReader.open(this.dir, generation);
-    this.readers.set(generation, { reader, references: 1 });
-    return reader;
-  }
-
   private releasePointInTime(pointInTime: PointInTime): void {
     if (--pointInTime.references > 0) return;
-    for (const generation of pointInTime.generations) {
-      const entry = this.readers.get(generation.generation);
-      if (entry !== undefined && --entry.references === 0) {
-        entry.reader.close();
-        this.readers.delete(generation.generation);
-      }
-    }
-    // Once close() resolved the folder may belong to a reopened instance: leftovers are its business.
-    if (this.folderReleased) return;
-    for (const file of pointInTime.files) {
-      const count = (this.fileReferences.get(file) ?? 0) - 1;
-      if (count > 0) this.fileReferences.set(file, count);
-      else {
-        this.fileReferences.delete(file);
-        this.deleteQuietly(file);
-      }
-    }
+    for (const generation of pointInTime.generations) this.readers.release(generation.generation);
+    this.files.decRef(pointInTime.files);
   }
 
   private liveGeneration(generation: number): LiveGeneration | undefined {
@@ -870,50 +739,15 @@ export class SearchIndex {
 
   /** Deletes generation files and temp files that the manifest does not name (crash leftovers). */
   private async removeLeftovers(): Promise<void> {
-    const needed = new Set(manifestFiles(this.manifest));
-    let highest = 0;
-    let removed = false;
-    for (const name of this.dir.listAll()) {
-      const generation = generationOfFile(name);
-      if (generation !== undefined) highest = Math.max(highest, generation);
-      if (
-        (generation !== undefined || isManifestTemp(name) || name.endsWith(COPY_TEMP_SUFFIX)) &&
-        !needed.has(name)
-      ) {
-        this.dir.deleteFile(name);
-        removed = true;
-      }
-    }
+    const highest = await this.files.removeLeftovers(this.manifest);
     // Never reuse a generation number seen on disk (a restored snapshot may be older).
     this.nextGeneration = Math.max(this.nextGeneration, highest + 1);
     this.manifest.nextGeneration = this.nextGeneration;
-    if (removed) await this.dir.syncDirectory();
   }
 
-  private deleteGenerationFiles(generation: number): void {
-    for (const name of this.dir.listAll()) {
-      if (generationOfFile(name) === generation && !this.fileReferences.has(name)) this.deleteQuietly(name);
-    }
-  }
-
-  /** Cleanup must never fail the operation it follows: a file left behind is removed at the next open. */
-  private deleteQuietly(name: string): void {
-    try {
-      this.dir.deleteFile(name);
-    } catch {
-      // Left for removeLeftovers().
-    }
-  }
-
-  /**
-   * Queues work on the serial updater. Refused once the index is closing: close() waits for
-   * what was queued before, and nothing may write to the folder after close() resolved.
-   */
+  /** Queues work on the serial updater (refused once the index is closing). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new SearchError('INDEX_CLOSED', 'the index is closed'));
-    const run = this.updater.then(work, work);
-    this.updater = run.catch(() => undefined);
-    return run;
+    return this.updater.run(work);
   }
 
   private emit(event: IndexEvent): void {
