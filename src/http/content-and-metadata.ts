@@ -1,5 +1,11 @@
 import { SearchError } from '../errors.js';
 import { parseContentType } from '../collection/filters/content-type.js';
+import {
+  checkMetadataBytes,
+  checkMetadataNameCount,
+  checkMetadataValueCount,
+  METADATA_LIMITS,
+} from './metadata-limits.js';
 import { multipartBoundary, parseMultipart, type MultipartPart } from './multipart.js';
 
 /** What the content-and-metadata endpoint pushes: the content part and the metadata part. */
@@ -34,7 +40,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  *
  * The metadata part is a UTF-8 JSON object (a BOM is allowed): each name maps to a string or
  * an array of strings. Names keep their case and may hold any Unicode; values may hold line
- * breaks. Invalid UTF-8, invalid JSON or another shape is `METADATA_INVALID`.
+ * breaks. Invalid UTF-8, invalid JSON or another shape is `METADATA_INVALID`. Its size, names
+ * and values per name are bounded by {@link METADATA_LIMITS} (413 `METADATA_TOO_LARGE`,
+ * `METADATA_TOO_MANY_NAMES`, `METADATA_TOO_MANY_VALUES`), the size checked before decoding.
  */
 export function readContentAndMetadata(
   body: Buffer,
@@ -85,7 +93,7 @@ export function readContentAndMetadata(
     metadata:
       metadata === undefined
         ? Object.create(null)
-        : parseMetadataJson(decodeTransfer(metadata), metadata.headers.get('content-type')),
+        : parseMetadataJson(decodeMetadataPart(metadata), metadata.headers.get('content-type')),
   };
 }
 
@@ -95,6 +103,7 @@ export function readContentAndMetadata(
  * dropped (they carry no value).
  */
 export function parseMetadataJson(bytes: Uint8Array, contentType?: string): Record<string, string[]> {
+  checkMetadataBytes(bytes.length, 'the metadata part');
   const charset = parseContentType(contentType).params.get('charset')?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
     throw metadataInvalid(`its charset is ${charset}; send it as UTF-8 JSON`);
@@ -116,13 +125,17 @@ export function parseMetadataJson(bytes: Uint8Array, contentType?: string): Reco
       'it must be a JSON object of name → string or array of strings, e.g. {"author": ["Ann", "Bo"]}',
     );
   }
+  const names = Object.keys(value);
+  checkMetadataNameCount(names.length);
   const metadata = Object.create(null) as Record<string, string[]>;
-  for (const [name, values] of Object.entries(value)) {
+  for (const name of names) {
+    const values = (value as Record<string, unknown>)[name];
     if (name === '') throw metadataInvalid('a metadata name is empty');
     if (typeof values === 'string') {
       metadata[name] = [values];
     } else if (Array.isArray(values) && values.every((v) => typeof v === 'string')) {
-      if (values.length > 0) metadata[name] = [...values];
+      checkMetadataValueCount(name, values.length);
+      if (values.length > 0) metadata[name] = [...(values as string[])];
     } else {
       throw metadataInvalid(`the value of ${JSON.stringify(name)} must be a string or an array of strings`);
     }
@@ -152,6 +165,15 @@ function decodeTransfer(part: MultipartPart): Buffer {
     return Buffer.from(text, 'base64');
   }
   throw invalid(`Content-Transfer-Encoding ${encoding} is not supported: send the part as binary or base64`);
+}
+
+/**
+ * The metadata part's bytes, refused before any decoding when they cannot fit the limit
+ * (base64 takes 4 bytes for 3, plus line breaks).
+ */
+function decodeMetadataPart(part: MultipartPart): Buffer {
+  checkMetadataBytes(Math.floor((part.body.length * 3) / 4) - 2, 'the metadata part');
+  return decodeTransfer(part);
 }
 
 function invalid(problem: string): SearchError {

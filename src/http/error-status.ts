@@ -53,6 +53,10 @@ const STATUS_BY_CODE = {
   LAST_ADMINISTRATOR: 409,
   BODY_TOO_LARGE: 413,
   JOURNAL_RECORD_TOO_LARGE: 413,
+  // A document's metadata over a limit of metadata-limits.ts (bytes, names, values per name).
+  METADATA_TOO_LARGE: 413,
+  METADATA_TOO_MANY_NAMES: 413,
+  METADATA_TOO_MANY_VALUES: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   // Too many failed logins for a user or from an address (the route adds Retry-After).
   LOGIN_RATE_LIMITED: 429,

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { SearchError } from '../errors.js';
+import { checkMetadataBytes, checkMetadataNameCount, checkMetadataValueCount } from './metadata-limits.js';
 
 /**
  * Header name prefixes that carry metadata on the single-part document PUT, lower-cased
@@ -26,11 +27,14 @@ export const PUSH_METADATA_HEADER_PREFIXES: readonly string[] = Object.freeze([
  *   stays latin1, the only reading that loses no byte. A string that already holds chars
  *   above U+00FF did not come from raw bytes and is kept as it is.
  * - An empty name (`X-Service-Push-Metadata-` alone) throws `METADATA_INVALID`.
+ * - The limits of `metadata-limits.ts` apply (names and values counted in characters).
  *
  * The result has no prototype, so names like `__proto__` are ordinary keys.
  */
 export function extractPushMetadata(rawHeaders: readonly string[]): Record<string, string[]> {
   const metadata = Object.create(null) as Record<string, string[]>;
+  let bytes = 0;
+  let names = 0;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const header = rawHeaders[i];
     const prefixLength = metadataPrefixLength(header);
@@ -44,9 +48,16 @@ export function extractPushMetadata(rawHeaders: readonly string[]): Record<strin
       );
     }
     const value = decodeHeaderValue(rawHeaders[i + 1]);
+    bytes += name.length + value.length;
+    checkMetadataBytes(bytes, 'the metadata headers');
     const values = metadata[name];
-    if (values === undefined) metadata[name] = [value];
-    else values.push(value);
+    if (values === undefined) {
+      checkMetadataNameCount(++names);
+      metadata[name] = [value];
+    } else {
+      checkMetadataValueCount(name, values.length + 1);
+      values.push(value);
+    }
   }
   return metadata;
 }
