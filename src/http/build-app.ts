@@ -21,6 +21,7 @@ import { adminApi } from './admin-api.js';
 import { adminUi } from './admin-ui/admin-ui.js';
 import { UiSessions } from './admin-ui/ui-session.js';
 import { registerApiUi } from './api-ui.js';
+import { registerOpenApi } from './openapi-document.js';
 import { pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
 import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
@@ -187,11 +188,13 @@ async function buildOnLockedHome(
     });
   });
 
+  // Before every documented route: the OpenAPI document collects routes as they are registered.
+  await registerOpenApi(app);
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.
   installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
   await app.register(healthRoutes, { manager });
 
-  // The OpenAPI document collects the routes registered after it; the admin UI at /search/admin/.
+  // The API UI and the admin UI at /search/admin/.
   const uiSessions = new UiSessions(auth);
   await registerApiUi(app, { sessions: uiSessions });
   await app.register(adminUi, { manager, sessions: uiSessions });

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { ADMIN_AUTH, testApp, type TestApp } from '../http/helpers.js';
 
 type Operation = {
   tags?: string[];
   security?: unknown[];
-  requestBody?: { content: Record<string, unknown> };
-  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, { example?: unknown; schema?: unknown }> };
+  parameters?: { name: string; in: string; required?: boolean; example?: unknown }[];
+  responses?: Record<string, { content?: Record<string, { example?: unknown; schema?: unknown }> }>;
 };
 type OpenApi = {
   openapi: string;
@@ -65,10 +67,61 @@ describe('API UI and its OpenAPI document', () => {
       assert.ok(vacuum.parameters!.some((p) => p.name === 'vacuum-type' && p.required === true));
     }
     assert.ok(doc.paths['/admin-api/v1/users/{name}']);
-    // Only the APIs: no UI pages.
+    // The APIs, search and operations; no UI pages.
     assert.ok(
-      Object.keys(doc.paths).every((path) => path.startsWith('/push-api/') || path.startsWith('/admin-api/')),
+      Object.keys(doc.paths).every((path) =>
+        /^\/(push-api|admin-api|s)\/|^\/(health|ready|metrics)$/.test(path),
+      ),
+      Object.keys(doc.paths).join(' '),
     );
+  });
+
+  it('is a valid OpenAPI 3.0 document (checked by an OpenAPI schema validator)', async () => {
+    assert.equal(doc.openapi, '3.0.3');
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    assert.deepEqual(result.errors ?? [], []);
+    assert.equal(result.valid, true);
+    // What the validator refused before: a JSON Schema keyword that OpenAPI 3.0 lacks.
+    assert.ok(!JSON.stringify(doc).includes('"propertyNames"'));
+    const create =
+      doc.paths['/admin-api/v1/collections/{collection}']!.put!.requestBody!.content['application/json']!;
+    assert.equal((create.schema as { additionalProperties?: unknown }).additionalProperties, false);
+  });
+
+  it('documents search, health, readiness and metrics as public routes', () => {
+    for (const path of ['/s/search.json', '/s/search.html', '/s/redirect', '/health', '/ready', '/metrics']) {
+      assert.ok(doc.paths[path]?.get, `${path} is documented`);
+    }
+    const search = doc.paths['/s/search.json']!.get!;
+    assert.deepEqual(search.tags, ['search']);
+    assert.ok(search.security!.some((requirement) => Object.keys(requirement as object).length === 0));
+    const names = search.parameters!.map((p) => p.name);
+    for (const name of ['collection', 'query', 'start_rank', 'num_ranks', 'fmo', 'gscope1'])
+      assert.ok(names.includes(name));
+    assert.ok(search.parameters!.find((p) => p.name === 'collection')!.required);
+    const packet = search.responses!['200']!.content!['application/json']!;
+    assert.ok((packet.example as { response: unknown }).response, 'the result packet has an example');
+    assert.deepEqual(doc.paths['/health']!.get!.security, []);
+    assert.deepEqual(doc.paths['/health']!.get!.responses!['200']!.content!['application/json']!.example, {
+      status: 'ok',
+    });
+    assert.ok(doc.paths['/ready']!.get!.responses!['503']);
+    assert.ok(doc.paths['/metrics']!.get!.responses!['200']!.content!['text/plain']);
+  });
+
+  it('declares metadata headers and examples, so that "try it out" can send a whole document', () => {
+    const put = doc.paths['/push-api/v2/collections/{collection}/documents']!.put!;
+    const headers = put.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
+    for (const name of ['Title', 'Description', 'Author', 'Keywords', 'Date'])
+      assert.ok(headers.includes(`X-Service-Push-Metadata-${name}`), name);
+    assert.equal(put.parameters!.find((p) => p.name === 'key')!.example, 'https://example.com/guide/install');
+    assert.equal(put.parameters!.find((p) => p.name === 'collection')!.example, 'docs');
+    assert.match(String(put.requestBody!.content['text/html']!.example), /<title>/);
+    const multipart = doc.paths['/push-api/v2/collections/{collection}/documents/content-and-metadata']!.post!
+      .requestBody!.content['multipart/form-data']!.schema as {
+      properties: { metadata: { example?: string } };
+    };
+    assert.ok(JSON.parse(multipart.properties.metadata.example!));
   });
 
   it('declares Basic and X-Security-Token security; login needs none', () => {
