@@ -1,11 +1,6 @@
 import { SearchError } from '../errors.js';
 import { parseContentType } from '../collection/filters/content-type.js';
-import {
-  checkMetadataBytes,
-  checkMetadataNameCount,
-  checkMetadataValueCount,
-  METADATA_LIMITS,
-} from './metadata-limits.js';
+import { checkMetadataBytes, checkMetadataNameCount, checkMetadataValueCount } from './metadata-limits.js';
 import { multipartBoundary, parseMultipart, type MultipartPart } from './multipart.js';
 
 /** What the content-and-metadata endpoint pushes: the content part and the metadata part. */
@@ -41,7 +36,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * The metadata part is a UTF-8 JSON object (a BOM is allowed): each name maps to a string or
  * an array of strings. Names keep their case and may hold any Unicode; values may hold line
  * breaks. Invalid UTF-8, invalid JSON or another shape is `METADATA_INVALID`. Its size, names
- * and values per name are bounded by {@link METADATA_LIMITS} (413 `METADATA_TOO_LARGE`,
+ * and values per name are bounded by `METADATA_LIMITS` (metadata-limits.ts) (413 `METADATA_TOO_LARGE`,
  * `METADATA_TOO_MANY_NAMES`, `METADATA_TOO_MANY_VALUES`), the size checked before decoding.
  */
 export function readContentAndMetadata(
