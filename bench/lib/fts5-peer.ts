@@ -24,6 +24,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteUnavailable } from './sqlite-available.js';
 import { dirSize } from './measure.js';
 import type { BenchQuery } from './query-set.js';
 import type { RfcPage } from './rfc-corpus.js';
@@ -112,6 +113,8 @@ export class Fts5Peer {
    * its WAL) is deleted first: benchmarks start from scratch.
    */
   static create(folder: string): Fts5Peer {
+    const unavailable = sqliteUnavailable();
+    if (unavailable !== undefined) throw new Error(`the FTS5 peer cannot run: ${unavailable}`);
     mkdirSync(folder, { recursive: true });
     for (const suffix of ['', '-wal', '-shm', '-journal'])
       rmSync(join(folder, DB_FILE + suffix), { force: true });

@@ -72,7 +72,7 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
     // would break it: offline changes need the server stopped, and its lock says whether it is.
     let lock;
     try {
-      lock = HomeLock.acquire(searchHome.serverLockFile, searchHome.root);
+      lock = await HomeLock.acquire(searchHome.serverLockFile, searchHome.root);
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'HOME_IN_USE') throw error;
       const hint = `${action} the collection through it (--url, e.g. --url http://127.0.0.1:8080), or stop it first`;
@@ -98,7 +98,7 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
         else process.stdout.write(`deleted collection ${name}\n`);
       }
     } finally {
-      lock.release();
+      await lock.release();
     }
     return EXIT.OK;
   },

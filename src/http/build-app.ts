@@ -101,11 +101,11 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const home = new SearchHome(options.home);
   home.ensureLayout();
   // One server per home (HOME_IN_USE otherwise): held until every collection is closed.
-  const lock = HomeLock.acquire(home.serverLockFile, home.root);
+  const lock = await HomeLock.acquire(home.serverLockFile, home.root);
   try {
     return await buildOnLockedHome(home, lock, options);
   } catch (error) {
-    lock.release();
+    await lock.release();
     throw error;
   }
 }
@@ -233,7 +233,7 @@ async function buildOnLockedHome(
     try {
       await manager.closeAll();
     } finally {
-      lock.release();
+      await lock.release();
     }
   });
 

@@ -6,6 +6,10 @@ import { after, describe, it } from 'node:test';
 import { Fts5Peer, toFts5Match } from '../../bench/lib/fts5-peer.js';
 import { type BenchQuery, QUERY_CLASSES, QUERY_SET } from '../../bench/lib/query-set.js';
 import type { RfcPage } from '../../bench/lib/rfc-corpus.js';
+import { sqliteUnavailable } from '../../bench/lib/sqlite-available.js';
+
+/** The FTS5 peer needs better-sqlite3's native module, which a plain `npm ci` does not build. */
+const skip = sqliteUnavailable() ?? false;
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-fts5-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -68,7 +72,7 @@ void describe('QUERY_SET', () => {
   });
 });
 
-void describe('Fts5Peer', () => {
+void describe('Fts5Peer', { skip }, () => {
   const folder = join(scratch, 'index');
   const peer = Fts5Peer.create(folder);
   after(() => peer.close());

@@ -3,11 +3,15 @@
  * HOME_IN_USE and changes nothing; the lock goes with the server, also when it is killed.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, lstatSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { HomeLock } from '../../src/collection/home-lock.js';
 import { buildApp } from '../../src/http/build-app.js';
 import {
   ADMIN_PASSWORD,
@@ -19,6 +23,9 @@ import {
   TEST_SECURITY,
   testApp,
 } from './helpers.js';
+
+/** scripts/start.js of the repository (this file runs from dist/test/http/). */
+const START_SCRIPT = fileURLToPath(new URL('../../../scripts/start.js', import.meta.url));
 
 describe('one server per SEARCH_HOME', () => {
   it('a second app on the same home is refused (HOME_IN_USE) until the first is closed', async () => {
@@ -103,6 +110,75 @@ describe('one server per SEARCH_HOME', () => {
       assert.equal(cli(['delete', 'offline']).status, 0);
     } finally {
       agent.destroy();
+      cleanup();
+    }
+  });
+
+  it('an older SQLite lock file is replaced by the socket, and the same home through a symbolic link is the same lock', async () => {
+    const { home, cleanup } = tempHome();
+    const link = `${home}-link`;
+    try {
+      const file = join(home, 'server.lock');
+      writeFileSync(file, 'SQLite format 3\0');
+      const first = await HomeLock.acquire(file, home);
+      assert.ok(lstatSync(file).isSocket(), 'server.lock is a listening socket');
+      symlinkSync(home, link);
+      if (process.platform === 'linux')
+        await assert.rejects(HomeLock.acquire(join(link, 'server.lock'), link), { code: 'HOME_IN_USE' });
+      await first.release();
+      await (await HomeLock.acquire(join(link, 'server.lock'), link)).release();
+    } finally {
+      rmSync(link, { force: true });
+      cleanup();
+    }
+  });
+
+  it("a socket file left by a process killed with SIGKILL is stale and replaced; one with a live listener (another namespace's server) keeps the home", async () => {
+    const { home, cleanup } = tempHome();
+    try {
+      const file = join(home, 'server.lock');
+      const child = spawn(
+        process.execPath,
+        ['-e', `require('net').createServer().listen(${JSON.stringify(file)}, () => console.log('up'))`],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      await once(child.stdout, 'data');
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      assert.ok(lstatSync(file).isSocket(), 'the killed process left its socket file');
+      const lock = await HomeLock.acquire(file, home);
+      await lock.release();
+
+      const live = net.createServer();
+      await new Promise<void>((resolve) => live.listen(file, resolve));
+      try {
+        await assert.rejects(HomeLock.acquire(file, home), { code: 'HOME_IN_USE' });
+      } finally {
+        await new Promise<void>((resolve) => live.close(() => resolve()));
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('npm start (scripts/start.js) reports HOME_IN_USE before building anything', async () => {
+    const { home, cleanup } = tempHome();
+    try {
+      const first = await spawnServer(home);
+      try {
+        const start = spawnSync(process.execPath, [START_SCRIPT, '--home', home, '--port', '0'], {
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        assert.equal(start.status, 1);
+        assert.match(start.stderr, /HOME_IN_USE: .* is in use by another pushsearch server/);
+        assert.ok(start.stderr.includes(home), 'the message names the home');
+        assert.doesNotMatch(start.stderr, /building/, 'no build was started');
+      } finally {
+        first.child.kill('SIGTERM');
+        assert.equal(await first.exited, 0);
+      }
+    } finally {
       cleanup();
     }
   });
