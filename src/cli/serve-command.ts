@@ -1,4 +1,6 @@
+import { START_PAGES } from '../http/landing-page.js';
 import { startServer } from '../http/server.js';
+import type { InitialAdmin } from '../security/initial-admin.js';
 import { noMore, type CliArgs } from './cli-options.js';
 import { describeError, EXIT, UsageError } from './exit-codes.js';
 
@@ -33,9 +35,40 @@ export async function serveCommand(args: CliArgs): Promise<number | undefined> {
       handleFatalErrors: true,
     });
     server.app.log.info({ home, url: server.url }, `pushsearch listening on ${server.url}`);
+    process.stderr.write(startMessage(server.url, server.initialAdmin));
   } catch (error) {
     process.stderr.write(`cannot start the server: ${describeError(error)}\n`);
     return EXIT.ERROR;
   }
   return undefined;
+}
+
+/** What a person starting the server reads first: where to click, and how to log in. */
+function startMessage(url: string, initialAdmin: InitialAdmin): string {
+  const lines = [
+    `pushsearch is running at ${url}/`,
+    `  admin UI     ${url}${START_PAGES.adminUi}`,
+    `  search page  ${url}${START_PAGES.searchPage}?collection=NAME&query=WORDS`,
+    `  API UI       ${url}${START_PAGES.apiUi}`,
+  ];
+  switch (initialAdmin.kind) {
+    case 'created':
+      lines.push(
+        initialAdmin.passwordFile === undefined
+          ? '  log in as admin with the password in SEARCH_ADMIN_PASSWORD'
+          : `  log in as admin with the password in ${initialAdmin.passwordFile}`,
+      );
+      break;
+    case 'adopted':
+      lines.push("  admin's password is now SEARCH_ADMIN_PASSWORD (the generated one is gone)");
+      break;
+    case 'ignored':
+      lines.push(
+        `WARNING: SEARCH_ADMIN_PASSWORD is IGNORED: ${initialAdmin.reason}. It sets admin's password only at the first start or over the generated one; change it with \`pushsearch user passwd admin\` or in the admin UI.`,
+      );
+      break;
+    case 'unchanged':
+      break;
+  }
+  return lines.join('\n') + '\n';
 }

@@ -16,6 +16,7 @@ import { HomeLock } from '../collection/home-lock.js';
 import { createPushLog, errorForLog, type PushLog } from '../collection/push-log.js';
 import { SearchHome } from '../collection/search-home.js';
 import type { Authenticator } from '../security/authenticator.js';
+import type { InitialAdmin } from '../security/initial-admin.js';
 import { openSecurity, type SecurityOptions } from '../security/open-security.js';
 import { adminApi } from './admin-api.js';
 import { adminUi } from './admin-ui/admin-ui.js';
@@ -27,6 +28,7 @@ import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
 import { errorReply } from './error-reply.js';
 import { healthRoutes } from './health.js';
+import { landingPageRoutes } from './landing-page.js';
 import { installMetrics, readMetricsPublic } from './metrics.js';
 import { pushApi, type PushAuthenticator } from './push-api.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
@@ -63,6 +65,8 @@ export interface BuiltApp {
   bodyBudget: ByteBudget;
   /** Users, tokens and permission checks. */
   auth: Authenticator;
+  /** What the start did about the first user and `SEARCH_ADMIN_PASSWORD` (for the start-up message). */
+  initialAdmin: InitialAdmin;
 }
 
 /** Default of {@link BuildAppOptions.bodyBudgetBytes}. */
@@ -167,7 +171,7 @@ async function buildOnLockedHome(
     done();
   });
 
-  const { auth } = await openSecurity(home, options.security ?? {}, {
+  const { auth, initialAdmin } = await openSecurity(home, options.security ?? {}, {
     info: (object, message) => {
       securityLog.info(object, message);
       app.log.info(object, message);
@@ -193,6 +197,7 @@ async function buildOnLockedHome(
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.
   installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
   await app.register(healthRoutes, { manager });
+  landingPageRoutes(app);
 
   // The API UI and the admin UI at /search/admin/.
   const uiSessions = new UiSessions(auth);
@@ -237,7 +242,7 @@ async function buildOnLockedHome(
     }
   });
 
-  return { app, manager, globalConfig, bodyBudget, auth };
+  return { app, manager, globalConfig, bodyBudget, auth, initialAdmin };
 }
 
 function readGlobalConfig(home: SearchHome): GlobalConfig {

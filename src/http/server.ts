@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CollectionManager } from '../collection/collection-manager.js';
 import { errorForLog } from '../collection/push-log.js';
+import type { InitialAdmin } from '../security/initial-admin.js';
 import type { ByteBudget } from './byte-budget.js';
 import { buildApp, type BuildAppOptions } from './build-app.js';
 
@@ -36,6 +37,8 @@ export interface RunningServer {
   bodyBudget: ByteBudget;
   /** `http://host:port` it listens on. */
   url: string;
+  /** What the start did about the first user and `SEARCH_ADMIN_PASSWORD`. */
+  initialAdmin: InitialAdmin;
   port: number;
   /**
    * Graceful shutdown: stops accepting connections, lets in-flight requests finish (idle
@@ -48,7 +51,7 @@ export interface RunningServer {
 
 /** Builds the app and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const { app, manager, bodyBudget } = await buildApp(options);
+  const { app, manager, bodyBudget, initialAdmin } = await buildApp(options);
   try {
     await app.listen({ port: options.port ?? 8080, host: options.host ?? '127.0.0.1' });
   } catch (error) {
@@ -119,5 +122,5 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     listen('unhandledRejection', (reason: unknown) => onFatal('unhandled promise rejection', reason));
   }
 
-  return { app, manager, bodyBudget, url, port, close };
+  return { app, manager, bodyBudget, url, port, close, initialAdmin };
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { SearchHome } from '../collection/search-home.js';
 import { Authenticator, type AuthenticatorOptions, type SecurityLog } from './authenticator.js';
-import { ensureInitialAdmin, type InitialAdmin } from './initial-admin.js';
+import { ensureInitialAdmin, forgetInitialPassword, type InitialAdmin } from './initial-admin.js';
 import { DEFAULT_SCRYPT_PARAMS } from './password-hash.js';
 import { validatePassword } from './permissions.js';
 import { UserStore } from './user-store.js';
@@ -9,9 +9,10 @@ import { UserStore } from './user-store.js';
 /** Security settings of the HTTP application. */
 export interface SecurityOptions extends AuthenticatorOptions {
   /**
-   * Password of the `admin` user created on first start (when there are no users). Default:
-   * the `SEARCH_ADMIN_PASSWORD` environment variable; without it, a random password written
-   * to `conf/initial-admin-password`.
+   * Password of the `admin` user created on first start (when there are no users), or
+   * replacing its generated first-start password nobody changed (see `ensureInitialAdmin`).
+   * Default: the `SEARCH_ADMIN_PASSWORD` environment variable; without it, a random password
+   * written to `conf/initial-admin-password`.
    */
   adminPassword?: string;
 }
@@ -32,18 +33,40 @@ export async function openSecurity(
   const users = new UserStore(join(home.confFolder, USERS_FILE), {
     scrypt,
     ...(options.clock ? { clock: options.clock } : {}),
+    onPasswordChanged: (user) => forgetInitialPassword(home.confFolder, user),
   });
   const password = options.adminPassword ?? process.env.SEARCH_ADMIN_PASSWORD;
-  if (password !== undefined && users.size === 0) validatePassword(password);
-  const initialAdmin = await ensureInitialAdmin(users, home.confFolder, password);
-  if (initialAdmin.created !== undefined) {
-    const where = initialAdmin.created.passwordFile;
-    log.warn(
-      where === undefined ? {} : { passwordFile: where },
-      where === undefined
-        ? 'first start: created user admin with every permission; its password is SEARCH_ADMIN_PASSWORD'
-        : `first start: created user admin with every permission; its password is in ${where} (readable by this account only): log in, set a new password, delete the file`,
-    );
+  if (password !== undefined && password !== '' && users.size === 0) validatePassword(password);
+  const initialAdmin = await ensureInitialAdmin(
+    users,
+    home.confFolder,
+    password === '' ? undefined : password,
+  );
+  switch (initialAdmin.kind) {
+    case 'created': {
+      const where = initialAdmin.passwordFile;
+      log.warn(
+        where === undefined ? {} : { passwordFile: where },
+        where === undefined
+          ? 'first start: created user admin with every permission; its password is SEARCH_ADMIN_PASSWORD'
+          : `first start: created user admin with every permission; its password is in ${where} (readable by this account only; removed once the password changes)`,
+      );
+      break;
+    }
+    case 'adopted':
+      log.warn(
+        {},
+        'the password of user admin is now SEARCH_ADMIN_PASSWORD (it replaced the generated first-start password, whose file is removed)',
+      );
+      break;
+    case 'ignored':
+      log.warn(
+        {},
+        `SEARCH_ADMIN_PASSWORD is IGNORED: ${initialAdmin.reason}. It sets admin's password only at the first start, or over the generated one; change a password with \`pushsearch user passwd admin\` or in the admin UI`,
+      );
+      break;
+    case 'unchanged':
+      break;
   }
   return { auth: new Authenticator(users, log, { ...options, scrypt }), initialAdmin };
 }

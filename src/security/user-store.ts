@@ -59,6 +59,8 @@ export interface UserStoreOptions {
   clock?: () => number;
   /** scrypt cost of new hashes. Default {@link DEFAULT_SCRYPT_PARAMS}. */
   scrypt?: ScryptParams;
+  /** Called after an existing user's password changed (and was saved). */
+  onPasswordChanged?: (user: string) => void;
 }
 
 const FORMAT = 'pushsearch-users';
@@ -90,9 +92,11 @@ export class UserStore {
   private readonly tokens = new Map<string, StoredToken>();
   private readonly clock: () => number;
   private readonly scrypt: ScryptParams;
+  private readonly onPasswordChanged: ((user: string) => void) | undefined;
 
   constructor(file: string, options: UserStoreOptions = {}) {
     this.file = file;
+    this.onPasswordChanged = options.onPasswordChanged;
     this.clock = options.clock ?? Date.now;
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
     if (existsSync(file)) this.load();
@@ -161,6 +165,7 @@ export class UserStore {
     this.users.set(name, user);
     const tokensRevoked = passwordHash !== undefined ? this.dropTokens(name) : 0;
     this.save();
+    if (passwordHash !== undefined && existing !== undefined) this.onPasswordChanged?.(name);
     return { created: existing === undefined, tokensRevoked };
   }
 

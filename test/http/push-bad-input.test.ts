@@ -349,7 +349,7 @@ for (const v of VERSIONS) {
         404,
         'NOT_FOUND',
       );
-      assertError(await t.app.inject({ method: 'GET', url: '/' }), 404, 'NOT_FOUND');
+      assertError(await t.app.inject({ method: 'GET', url: '/nothing-here' }), 404, 'NOT_FOUND');
     });
 
     it('a malformed Content-Type: 415; a body on a route without one is ignored', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { buildApp } from '../../src/http/build-app.js';
+import { buildApp, type BuiltApp } from '../../src/http/build-app.js';
 import { hashPassword, parseHash, verifyPassword } from '../../src/security/password-hash.js';
 import { UserStore } from '../../src/security/user-store.js';
 import { basicAuth, tempHome } from '../http/helpers.js';
@@ -122,11 +122,85 @@ describe('users on disk', () => {
       } finally {
         await built.app.close();
       }
-      // A second start creates nothing: the users exist.
-      writeFileSync(file, 'stale\n');
+      // A second start creates nothing: the users exist, and the file still opens admin.
       const again = await buildApp({ home });
       await again.app.close();
-      assert.equal(readFileSync(file, 'utf8'), 'stale\n');
+      assert.equal(existsSync(file), true);
+      // A file that no longer holds admin's password says nothing true: removed at start.
+      writeFileSync(file, 'stale-password\n');
+      const third = await buildApp({ home });
+      await third.app.close();
+      assert.equal(existsSync(file), false);
+    } finally {
+      if (saved !== undefined) process.env.SEARCH_ADMIN_PASSWORD = saved;
+      cleanup();
+    }
+  });
+
+  it('SEARCH_ADMIN_PASSWORD after a first start without it replaces the generated password (file removed); later a different one is ignored, said loudly; a password change through the API removes the file', async () => {
+    const { home, cleanup } = tempHome();
+    const saved = process.env.SEARCH_ADMIN_PASSWORD;
+    delete process.env.SEARCH_ADMIN_PASSWORD;
+    const scrypt = { N: 1024, r: 8, p: 1 };
+    const usersAs = async (built: { app: BuiltApp['app'] }, password: string): Promise<number> =>
+      (
+        await built.app.inject({
+          method: 'GET',
+          url: '/admin-api/v1/users',
+          headers: { authorization: basicAuth('admin', password) },
+        })
+      ).statusCode;
+    try {
+      const file = join(home, 'conf', 'initial-admin-password');
+      const first = await buildApp({ home, security: { scrypt } });
+      await first.app.close();
+      const generated = readFileSync(file, 'utf8').trim();
+
+      // The README's order: `npm start`, then `SEARCH_ADMIN_PASSWORD=change-me npm start`.
+      const second = await buildApp({ home, security: { scrypt, adminPassword: 'change-me' } });
+      try {
+        assert.equal(await usersAs(second, 'change-me'), 200);
+        assert.equal(await usersAs(second, generated), 401);
+        assert.equal(existsSync(file), false, 'the generated password no longer opens anything');
+      } finally {
+        await second.app.close();
+      }
+      const log = join(home, 'web', 'log', 'security.log');
+      assert.match(readFileSync(log, 'utf8'), /the password of user admin is now SEARCH_ADMIN_PASSWORD/);
+
+      // Now the password is someone's choice: another value is ignored, and the log says so.
+      const third = await buildApp({ home, security: { scrypt, adminPassword: 'something-else' } });
+      try {
+        assert.equal(await usersAs(third, 'change-me'), 200);
+        assert.equal(await usersAs(third, 'something-else'), 401);
+      } finally {
+        await third.app.close();
+      }
+      assert.match(
+        readFileSync(log, 'utf8'),
+        /"level":"warn".*SEARCH_ADMIN_PASSWORD is IGNORED: it does not match admin's password/,
+      );
+
+      // Changing admin's password while the generated one is still on disk removes the file.
+      const { home: home2, cleanup: cleanup2 } = tempHome();
+      try {
+        const built = await buildApp({ home: home2, security: { scrypt } });
+        try {
+          const file2 = join(home2, 'conf', 'initial-admin-password');
+          const put = await built.app.inject({
+            method: 'PUT',
+            url: '/admin-api/v1/users/admin',
+            headers: { authorization: basicAuth('admin', readFileSync(file2, 'utf8').trim()) },
+            payload: { password: 'chosen-by-admin', permissions: ['sec.administer'], collections: ['*'] },
+          });
+          assert.equal(put.statusCode, 200, put.body);
+          assert.equal(existsSync(file2), false);
+        } finally {
+          await built.app.close();
+        }
+      } finally {
+        cleanup2();
+      }
     } finally {
       if (saved !== undefined) process.env.SEARCH_ADMIN_PASSWORD = saved;
       cleanup();
