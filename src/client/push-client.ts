@@ -149,14 +149,27 @@ export class PushClient {
     });
   }
 
-  /** The document as pushed (staged version first), content decoded; `DOCUMENT_NOT_FOUND` (404) when absent. */
+  /**
+   * The document as pushed (staged version first), content decoded. An absent key throws a
+   * {@link PushApiError} `DOCUMENT_NOT_FOUND` with status 404: the server answers 200 with
+   * `pushContent: null` (as the original does, for its clients), and this client turns that
+   * into the not-found error its callers (and the CLI's exit code 3) have always had.
+   */
   async get(collection: string, key: string): Promise<PushedDocument> {
-    const document = await this.json<DocumentResponse>({
-      method: 'GET',
-      path: this.push(collection, `/documents${keyQuery(key)}`),
-      idempotent: true,
-    });
-    return { ...document, content: Buffer.from(document.pushContent.content, 'base64') };
+    const request = { method: 'GET', path: this.push(collection, `/documents${keyQuery(key)}`) } as const;
+    const document = await this.json<DocumentResponse>({ ...request, idempotent: true });
+    if (document.pushContent === null)
+      throw new PushApiError(
+        'DOCUMENT_NOT_FOUND',
+        `collection ${collection} has no document with key ${document.key}`,
+        { status: 404, request: `${request.method} ${pathOnly(request.path)}` },
+      );
+    return {
+      ...document,
+      pushContent: document.pushContent,
+      committed: document.committed ?? false,
+      content: Buffer.from(document.pushContent.content, 'base64'),
+    };
   }
 
   /** Deletes the document at `key` (staged; answers also when it was absent). */

@@ -26,8 +26,12 @@ export type Metadata = Record<string, string[]>;
 export type StoredResponse = FromSchema<typeof STORED_RESPONSE>;
 /** A document as pushed (`get`). */
 export type DocumentResponse = FromSchema<typeof DOCUMENT_RESPONSE>;
-/** {@link DocumentResponse} with the content decoded. */
-export type PushedDocument = DocumentResponse & { content: Buffer };
+/** A document that exists: {@link DocumentResponse} with its content decoded. */
+export type PushedDocument = Omit<DocumentResponse, 'pushContent' | 'committed'> & {
+  pushContent: NonNullable<DocumentResponse['pushContent']>;
+  committed: boolean;
+  content: Buffer;
+};
 export type CommitResponse = FromSchema<typeof COMMIT_RESPONSE>;
 export type VacuumProgress = FromSchema<typeof VACUUM_RESPONSE>;
 export type VacuumType = VacuumProgress['type'];

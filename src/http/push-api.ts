@@ -277,7 +277,7 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
         tags: TAGS,
         summary: 'Read a document as pushed',
         description:
-          'The staged version when there is one (committed: false), else the committed one. Metadata holds only what the push set, plus the received time.',
+          'The staged version when there is one (committed: false), else the committed one. Metadata holds only what the push set, plus the received time. An absent key answers 200 with pushContent null (as the original does).',
         params: COLLECTION_PARAMS,
         querystring: KEY_QUERY,
         response: { 200: DOCUMENT_RESPONSE, ...ERROR_RESPONSES },
@@ -286,13 +286,9 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
     async (request) => {
       const collection = manager.collection(request.params.collection);
       const view = await collection.getDocument(request.query.key);
-      if (view === null) {
-        throw new SearchError(
-          'DOCUMENT_NOT_FOUND',
-          `collection ${collection.name} has no document with key ${canonicalizeKey(request.query.key)}`,
-        );
-      }
-      return view;
+      // compat: the original answers an absent key with 200 and a null pushContent, and real
+      // clients treat any other status as a failure.
+      return view ?? { key: canonicalizeKey(request.query.key), pushContent: null };
     },
   );
 

@@ -125,7 +125,8 @@ export const DOCUMENT_RESPONSE = {
   properties: {
     key: { type: 'string', description: 'The canonical key.' },
     pushContent: {
-      type: 'object',
+      type: ['object', 'null'],
+      description: 'null when the collection has no document at the key (the answer is still 200).',
       properties: {
         content: { type: 'string', description: 'The content as pushed, base64.' },
         contentType: { type: 'string' },
@@ -140,7 +141,7 @@ export const DOCUMENT_RESPONSE = {
     },
     redirect: { type: 'string', description: 'Present when the key is a redirect: its target.' },
   },
-  required: ['key', 'pushContent', 'committed'],
+  required: ['key', 'pushContent'],
 } as const;
 
 export const COMMIT_RESPONSE = {

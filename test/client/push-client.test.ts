@@ -126,6 +126,7 @@ describe('PushClient against a running server', () => {
   });
 
   it('throws typed errors with the server code, status and message', async () => {
+    // The server answers 200 with pushContent null; the client reports it as not found.
     const missing = await rejectsWith(client.get(C, 'https://example.org/none'), 'DOCUMENT_NOT_FOUND', 404);
     assert.match(missing.message, /no document with key https:\/\/example\.org\/none/);
     await rejectsWith(client.state('nope'), 'COLLECTION_NOT_FOUND', 404);

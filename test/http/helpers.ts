@@ -190,6 +190,20 @@ export async function waitFor(
   }
 }
 
+/**
+ * True when a document GET said "no document at this key": 200 with `pushContent: null`
+ * (the original's answer, which its clients rely on). Takes an inject response or a status
+ * and body of a real request.
+ */
+export function isAbsent(
+  response: LightMyRequestResponse | { status: number; body: string | Buffer },
+): boolean {
+  const status = 'statusCode' in response ? response.statusCode : response.status;
+  if (status !== 200) return false;
+  const body = JSON.parse(response.body.toString()) as { pushContent?: unknown };
+  return body.pushContent === null;
+}
+
 /** The content of a GET response, decoded from base64. */
 export function contentOf(response: LightMyRequestResponse): string {
   return Buffer.from(

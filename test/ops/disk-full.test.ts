@@ -163,9 +163,9 @@ describe(
       const refusedBody = (await refused.json()) as { error: string; message: string };
       assert.equal(refused.status, 507, JSON.stringify(refusedBody));
       assert.match(refusedBody.message, /space|full|ENOSPC/i, 'the message says the disk is full');
-      assert.equal(
-        (await get('https://disk.example/refused')).status,
-        404,
+      assert.deepEqual(
+        await (await get('https://disk.example/refused')).json(),
+        { key: 'https://disk.example/refused', pushContent: null },
         'nothing of a refused PUT is stored',
       );
 
@@ -212,7 +212,10 @@ describe(
       assert.equal((await search('alpha')).length, 20);
       assert.equal((await search('beta')).length, 20);
       assert.deepEqual(await search('delta'), ['https://disk.example/after']);
-      assert.equal((await get('https://disk.example/refused')).status, 404);
+      assert.equal(
+        ((await (await get('https://disk.example/refused')).json()) as { pushContent: unknown }).pushContent,
+        null,
+      );
     });
   },
 );
