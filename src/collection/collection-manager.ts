@@ -4,6 +4,7 @@ import { parseCfg } from './config/cfg-file.js';
 import { PushCollection, type CollectionStateView } from './push-collection.js';
 import type { PushLog } from './push-log.js';
 import { validateName, type SearchHome } from './search-home.js';
+import { SettingsCache } from './settings-cache.js';
 
 export type CollectionType = 'push' | 'meta';
 
@@ -29,12 +30,18 @@ export const UPGRADE_RETRY_AFTER_SECONDS = 60;
 export class CollectionManager {
   private readonly collections = new Map<string, PushCollection>();
   private upgrade: { state: UpgradeState; error?: string } | undefined;
+  /**
+   * Every collection's parsed configuration, read once: searches and the collections take it
+   * from here; whoever writes a collection's files calls `settings.forget(name)` or `reload`.
+   */
+  readonly settings: SettingsCache;
 
   constructor(
     readonly home: SearchHome,
     readonly log: PushLog,
   ) {
     home.ensureLayout();
+    this.settings = new SettingsCache(home);
   }
 
   exists(name: string): boolean {
@@ -80,6 +87,7 @@ export class CollectionManager {
     const lines = [`# Created ${new Date().toISOString()}`, `collection_type=${type}`];
     if (type === 'meta') lines.push(`meta.members=${members.join(',')}`);
     writeFileSync(this.home.collectionConfigFile(name), lines.join('\n') + '\n');
+    this.settings.forget(name);
   }
 
   async delete(name: string): Promise<void> {
@@ -89,6 +97,7 @@ export class CollectionManager {
     this.collections.delete(name);
     rmSync(this.home.collectionDataFolder(name), { recursive: true, force: true });
     rmSync(this.home.collectionConfFolder(name), { recursive: true, force: true });
+    this.settings.forget(name);
   }
 
   names(): string[] {
@@ -151,7 +160,7 @@ export class CollectionManager {
     }
     let collection = this.collections.get(name);
     if (collection === undefined) {
-      collection = new PushCollection(name, this.home, this.log, () => this.guardWrite());
+      collection = new PushCollection(name, this.home, this.log, () => this.guardWrite(), this.settings);
       this.collections.set(name, collection);
     }
     return collection;

@@ -47,3 +47,16 @@ export function loadCollectionSettings(home: SearchHome, collection: string): Co
     qie: qieText === undefined ? undefined : parseQie(qieText, `conf/${collection}/qie.cfg`),
   };
 }
+
+/** `collection_type` of collection.cfg: `meta` searches other collections, anything else is a push collection. */
+export function collectionTypeOf(settings: CollectionSettings): 'push' | 'meta' {
+  return settings.config.extra.get('collection_type') === 'meta' ? 'meta' : 'push';
+}
+
+/** `meta.members` of a meta collection's collection.cfg, in order. */
+export function metaMembersOf(settings: CollectionSettings): string[] {
+  return (settings.config.extra.get('meta.members') ?? '')
+    .split(',')
+    .map((member) => member.trim())
+    .filter((member) => member.length > 0);
+}

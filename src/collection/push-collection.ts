@@ -18,7 +18,8 @@ import { readManifest } from '../index/manifest.js';
 import type { IndexStats } from '../index/index-stats.js';
 import { FileJournal } from '../journal/file-journal.js';
 import { decodeChange, encodeChange, type ChangeRecord } from './change-record.js';
-import { loadCollectionSettings, type CollectionSettings } from './collection-settings.js';
+import type { CollectionSettings } from './collection-settings.js';
+import { SettingsCache } from './settings-cache.js';
 import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
 import { appendGenerationLog } from './generation-logs.js';
 import { runFilterChain } from './filters/filter-chain.js';
@@ -135,6 +136,8 @@ export class PushCollection {
     private readonly home: SearchHome,
     private readonly log: PushLog,
     private readonly guardWrite: WriteGuard = () => {},
+    /** Where the collection's configuration is read (shared with searches: see SettingsCache). */
+    private readonly settingsCache: SettingsCache = new SettingsCache(home),
   ) {
     this.name = validateName('collection', name);
   }
@@ -223,7 +226,8 @@ export class PushCollection {
     let index: SearchIndex | undefined;
     let journal: FileJournal | undefined;
     try {
-      const settings = loadCollectionSettings(this.home, this.name);
+      // A start reads the files again: files edited by hand apply at a stop and start.
+      const settings = this.settingsCache.reload(this.name);
       const live = this.home.liveFolder(this.name);
       mkdirSync(live, { recursive: true });
       this.removePartialSnapshots();
@@ -665,7 +669,7 @@ export class PushCollection {
 
   private async reindex(runtime: Runtime, progress: VacuumProgress): Promise<void> {
     // Reload the configuration: re-indexing exists to apply changed mappings.
-    runtime.settings = loadCollectionSettings(this.home, this.name);
+    runtime.settings = this.settingsCache.reload(this.name);
     const wanted = indexSchemaFor(runtime.settings);
     if (!sameSchema(wanted, runtime.schema)) await this.switchSchema(runtime, wanted);
     const searcher = runtime.index.acquireSearcher();

@@ -200,7 +200,7 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
         tags: COLLECTION_TAGS,
         summary: 'Replace configuration files',
         description:
-          'Each file given replaces the one on disk (null removes it); files not given stay. Every file is validated first: a bad line answers 400 CONFIG_INVALID naming the file and the line, and nothing is written. collection.cfg is read when the collection starts (stop it to apply); mapping changes apply to documents indexed afterwards (RE_INDEX vacuum for the others).',
+          'Each file given replaces the one on disk (null removes it); files not given stay. Every file is validated first: a bad line answers 400 CONFIG_INVALID naming the file and the line, and nothing is written. searches use the new files from the next query on; indexing reads collection.cfg when the collection starts (stop it to apply); mapping changes apply to documents indexed afterwards (RE_INDEX vacuum for the others).',
         params: COLLECTION_PARAMS,
         body: CONFIG_BODY,
         response: { 200: CONFIG_BODY, ...ERROR_RESPONSES },
@@ -219,6 +219,8 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
         if (text === null) rmSync(path, { force: true });
         else writeFileAtomically(path, text, 0o644);
       }
+      // Searches read the cached settings: the next one sees the files just written.
+      manager.settings.forget(collection);
       return { collection, files: readConfigTexts(manager, collection) };
     },
   );

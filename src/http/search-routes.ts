@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CollectionManager } from '../collection/collection-manager.js';
-import { loadCollectionSettings } from '../collection/collection-settings.js';
+import { collectionTypeOf, metaMembersOf } from '../collection/collection-settings.js';
 import { gscopeIdProblem } from '../collection/config/gscopes.js';
 import { validateName } from '../collection/search-home.js';
 import { SearchError } from '../errors.js';
@@ -88,9 +88,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
     const params = parseSearchParams(
       query,
       collection,
-      (name) =>
-        facetDefinitions(loadCollectionSettings(manager.home, collection)).find((d) => d.name === name)
-          ?.className,
+      (name) => facetDefinitions(manager.settings.get(collection)).find((d) => d.name === name)?.className,
     );
     return { params, response: await service.search(params) };
   };
@@ -303,11 +301,12 @@ async function checkAccess(
   collection: string,
   authorize: SearchAuthorizer,
 ): Promise<void> {
+  const settings = manager.settings.get(collection);
   const names =
-    manager.typeOf(collection) === 'meta' ? [collection, ...manager.membersOf(collection)] : [collection];
+    collectionTypeOf(settings) === 'meta' ? [collection, ...metaMembersOf(settings)] : [collection];
   for (const name of names) {
-    if (!manager.exists(name)) continue; // a missing member: the search reports it
-    const value = loadCollectionSettings(manager.home, name).config.extra.get('search.public');
+    if (name !== collection && !manager.exists(name)) continue; // a missing member: the search reports it
+    const value = manager.settings.get(name).config.extra.get('search.public');
     const setting = value?.trim().toLowerCase();
     if (setting === undefined || setting === '' || setting === 'true') continue;
     if (setting !== 'false') {

@@ -76,7 +76,12 @@ export function evidenceHome(
         })
       ).response.resultPacket.results,
     keys: async (query, collection = first) => (await api.search(query, collection)).map((r) => r.liveUrl),
-    config: (lines, name = first) => appendFileSync(home.collectionConfigFile(name), lines.join('\n') + '\n'),
+    // A configuration write, as the admin API's config PUT makes it: the file, then the
+    // manager's cached settings are told (searches never re-read the files themselves).
+    config: (lines, name = first) => {
+      appendFileSync(home.collectionConfigFile(name), lines.join('\n') + '\n');
+      manager.settings.forget(name);
+    },
     logClicks: (click, times = 1, name = first) => {
       const file = clickLogFile(home, name);
       mkdirSync(dirname(file), { recursive: true });

@@ -1,0 +1,434 @@
+import type { CollectionSettings } from '../collection/collection-settings.js';
+import {
+  FACET_FIELD_PREFIX,
+  GSCOPE_FIELD,
+  QIE_FIELD,
+  REDIRECT_FIELD,
+  STORED,
+} from '../collection/stored-fields.js';
+import type { Analyzer } from '../index/analysis/analyzer.js';
+import type { StoredRecord } from '../index/document.js';
+import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
+import type { Schema } from '../index/schema.js';
+import { statisticsFromGenerations, type CollectionStatistics } from '../query/collection-statistics.js';
+import { executeQuery, type ExecuteOptions } from '../query/execute-query.js';
+import { inSet, matchSet } from '../query/match-set.js';
+import { parseQuery, type ParsedQuery } from '../query/parser/parse-query.js';
+import type { Query } from '../query/query-tree.js';
+import type { ScoringOptionsInput } from '../query/scoring-options.js';
+import { CLICK_FIELD, CLICK_SCORE_FIELD } from './click-evidence.js';
+import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
+import { suggestSpelling } from './spelling.js';
+import { buildSummary } from './summary.js';
+
+export interface FacetSelection {
+  name: string;
+  className: string;
+  values: string[];
+}
+
+export interface SearchParams {
+  collection: string;
+  query: string;
+  /** 1-based rank of the first result. */
+  startRank: number;
+  numRanks: number;
+  /** Fully matching only (`fmo=on`). */
+  fmo: boolean;
+  gscope?: string;
+  facetSelections: FacetSelection[];
+  ranges: { className: string; min?: number; max?: number }[];
+}
+
+/** One collection searched: its point-in-time generations and its configuration. */
+export interface SearchMember {
+  name: string;
+  /** A searcher (or anything with its generations and stored records), held for the query. */
+  searcher: {
+    readonly generations: readonly GenerationView[];
+    stored(generationIndex: number, docId: number): StoredRecord;
+  };
+  settings: CollectionSettings;
+}
+
+/**
+ * Everything one query reads, fixed for its whole run: the collection asked for (its own
+ * settings decide ranking options and facets), the members searched (itself, or every
+ * member of a meta collection) and the schema queries are analysed with. Nothing in it is
+ * read from disk or changed while a query runs, so {@link runSearch} is a pure function of
+ * a view and the parameters and may run on any thread that has one.
+ */
+export interface SearchView {
+  collection: string;
+  /** True for a meta collection (ranking options differ: see {@link scoringFor}). */
+  isMeta: boolean;
+  settings: CollectionSettings;
+  members: SearchMember[];
+  /** As the members' documents were analysed (the first member's; see PushCollection.indexSchema). */
+  schema: Schema;
+}
+
+/** Signs a result URL for `/s/redirect` (the HMAC lives with the service, not with the view). */
+export type ClickTrackingUrl = (collection: string, url: string, rank: number, query: string) => string;
+
+/** Matches are counted exactly up to this many (then `totalMatchingExact` is false). */
+export const EXACT_COUNT_LIMIT = 10_000;
+/** Query-independent evidence reorders this many extra candidates beyond the page. */
+const RERANK_EXTRA = 50;
+/** Plain words up to this many rank in strict tiers (all words first); longer natural-language queries rank by BM25F alone. */
+const STRICT_TIER_MAX_WORDS = 5;
+const TIER_BOOST = 1000;
+/** Fewer matches than this, and "did you mean" looks for a better spelling. */
+const SPELL_BELOW_MATCHES = 3;
+
+/** What the engine is asked for one search: the parsed query and the runs of `executeQuery`. */
+export interface QueryPlan {
+  parsed: ParsedQuery;
+  /** Ranking options (collection settings: anchor text or not). */
+  scoring: ScoringOptionsInput;
+  qieWeight: number;
+  clickWeight: number;
+  /** The ranked query (null: nothing searchable) with the filters of the parameters. */
+  ranked: { query: Query; options: ExecuteOptions } | null;
+  /** Counts the documents with every word (the `fullyMatching` figure), when it may differ. */
+  fullyCount: { query: Query; options: ExecuteOptions } | null;
+  /** Wraps another tree in the same filters (facets, spelling alternatives). */
+  wrap(tree: Query): Query;
+  /** How alternatives (spelling) are parsed: as the query was. */
+  coordBoost: number;
+}
+
+/**
+ * Parses the query once and builds the engine's work for it. Exported so that a benchmark
+ * can time the engine alone with exactly the parameters of a search.
+ */
+export function planQuery(view: SearchView, params: SearchParams, stats: CollectionStatistics): QueryPlan {
+  const own = view.settings;
+  const scoring = scoringFor(own, view.isMeta);
+  const qieWeight = Number(own.config.queryProcessorFlags.get('qie_weight') ?? '2');
+  const clickWeight = Number(own.config.queryProcessorFlags.get('click_weight') ?? '0.5');
+  const analyzerFor = analyzerLookup(view.schema);
+  // Parsed once, with strict tiers; a long natural-language query then drops them (the
+  // boost only sits on the top-level clause, see parseQuery's assemble).
+  const tiered = parseQuery(params.query, { analyzerFor, allRequired: params.fmo, coordBoost: TIER_BOOST });
+  const coordBoost = tiered.words.length <= STRICT_TIER_MAX_WORDS ? TIER_BOOST : 0;
+  const parsed = coordBoost === TIER_BOOST ? tiered : { ...tiered, tree: withCoordBoost(tiered.tree, 0) };
+
+  const filters: Query[] = [];
+  if (params.gscope !== undefined && params.gscope !== '')
+    filters.push({ kind: 'term', field: GSCOPE_FIELD, term: params.gscope });
+  for (const range of params.ranges) {
+    filters.push({
+      kind: 'range',
+      field: range.className,
+      ...(range.min !== undefined ? { min: range.min } : {}),
+      ...(range.max !== undefined ? { max: range.max } : {}),
+    });
+  }
+  const facetFilters = params.facetSelections
+    .filter((s) => s.values.length > 0)
+    .map((s): Query => ({
+      kind: 'bool',
+      should: s.values.map((v) => ({ kind: 'term', field: FACET_FIELD_PREFIX + s.className, term: v })),
+    }));
+  const wrap = (tree: Query): Query => ({
+    kind: 'bool',
+    must: [tree],
+    filter: [...filters, ...facetFilters],
+    mustNot: [{ kind: 'term', field: REDIRECT_FIELD, term: 'true' }],
+  });
+
+  const start = Math.max(1, params.startRank);
+  const pageEnd = start - 1 + params.numRanks;
+  const boosted = qieWeight > 0 || clickWeight > 0;
+  let ranked: QueryPlan['ranked'] = null;
+  let fullyCount: QueryPlan['fullyCount'] = null;
+  if (parsed.tree !== null) {
+    ranked = {
+      query: wrap(parsed.tree),
+      options: {
+        k: pageEnd + (boosted ? RERANK_EXTRA : 0),
+        scoring,
+        stats,
+        totalHitsThreshold: EXACT_COUNT_LIMIT,
+      },
+    };
+    if (!params.fmo && parsed.words.length > 1) {
+      const all = allRequired(parsed.tree);
+      fullyCount = {
+        query: wrap(all),
+        options: { k: 0, scoring, stats, totalHitsThreshold: EXACT_COUNT_LIMIT },
+      };
+    }
+  }
+  return { parsed, scoring, qieWeight, clickWeight, ranked, fullyCount, wrap, coordBoost };
+}
+
+/**
+ * Runs a search over a view: the ranked query, query-independent evidence, the page of
+ * results with summaries, facets and "did you mean". Pure: reads only the view.
+ */
+export function runSearch(
+  view: SearchView,
+  params: SearchParams,
+  clickTrackingUrl: ClickTrackingUrl,
+): SearchResponse {
+  const generations: GenerationView[] = [];
+  const owner: { member: SearchMember; local: number }[] = [];
+  for (const member of view.members) {
+    member.searcher.generations.forEach((generation, local) => {
+      generations.push(generation);
+      owner.push({ member, local });
+    });
+  }
+  const stats = statisticsFromGenerations(generations);
+  const plan = planQuery(view, params, stats);
+  const { parsed, scoring } = plan;
+
+  const start = Math.max(1, params.startRank);
+  const pageEnd = start - 1 + params.numRanks;
+  let hits: { generationIndex: number; docId: number; score: number }[] = [];
+  let total = 0;
+  let exact = true;
+  let fully = 0;
+  if (plan.ranked !== null) {
+    const result = executeQuery(generations, plan.ranked.query, plan.ranked.options);
+    total = result.totalHits;
+    exact = result.totalHitsExact;
+    const boosted = plan.qieWeight > 0 || plan.clickWeight > 0;
+    hits = boosted ? rerank(result.hits, generations, plan.qieWeight, plan.clickWeight) : result.hits;
+    fully = total;
+    if (plan.fullyCount !== null)
+      fully = executeQuery(generations, plan.fullyCount.query, plan.fullyCount.options).totalHits;
+  }
+  const queryTerms = new Set(parsed.terms.map((t) => t.term));
+  const summaryAnalyzer = view.schema.analyzerFor('body');
+  const page = hits.slice(start - 1, pageEnd);
+  const results = page.map((hit, i): SearchResult => {
+    const { member, local } = owner[hit.generationIndex]!;
+    const record = member.searcher.stored(local, hit.docId);
+    const key = record.$key as string;
+    const rank = start + i;
+    return {
+      rank,
+      score: Math.round(hit.score * 1000) / 1000,
+      title: (record[STORED.title] as string | undefined) || key,
+      liveUrl: key,
+      displayUrl: key.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''),
+      // Clicks are logged under the result's own collection (a meta collection has no documents).
+      clickTrackingUrl: clickTrackingUrl(member.name, key, rank, params.query),
+      summary: buildSummary((record[STORED.text] as string | undefined) ?? '', summaryAnalyzer, queryTerms),
+      listMetadata: JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<
+        string,
+        string[]
+      >,
+      collection: member.name,
+      gscopesSet: gscopesOf(generations[hit.generationIndex]!, hit.docId, member.settings),
+      fileSize: (record[STORED.fileSize] as number | undefined) ?? 0,
+      fileType: (record[STORED.fileType] as string | undefined) ?? 'unknown',
+      date: (record[STORED.date] as string | undefined) ?? null,
+    };
+  });
+
+  const facets = facetsOf(
+    view.settings,
+    params,
+    plan.ranked === null ? null : plan.ranked.query,
+    generations,
+    scoring,
+    stats,
+  );
+  const analyzerFor = analyzerLookup(view.schema);
+  const spell =
+    parsed.tree !== null && total < SPELL_BELOW_MATCHES && parsed.words.length > 0
+      ? suggestSpelling(parsed.words, {
+          analyzer: summaryAnalyzer,
+          docFreq: (term) => generations.reduce((n, g) => n + g.docFreq('body', term), 0),
+          termsWithPrefix: (prefix, limit) => {
+            const all = new Set<string>();
+            for (const g of generations)
+              for (const term of g.termsWithPrefix('body', prefix, limit)) all.add(term);
+            return [...all];
+          },
+          surfaceOf: (term) => surfaceOf(term, generations, owner, summaryAnalyzer),
+          count: (text) => {
+            const alternative = parseQuery(text, { analyzerFor, coordBoost: plan.coordBoost });
+            return alternative.tree === null
+              ? 0
+              : executeQuery(generations, plan.wrap(alternative.tree), { k: 0, scoring, stats }).totalHits;
+          },
+        })
+      : null;
+  const currEnd = start - 1 + results.length;
+  return {
+    question: {
+      query: params.query,
+      collection: params.collection,
+      startRank: start,
+      numRanks: params.numRanks,
+      fmo: params.fmo,
+      gscope1: params.gscope ?? null,
+      searchedFor: parsed.words.join(' '),
+    },
+    response: {
+      resultPacket: {
+        query: params.query,
+        resultsSummary: {
+          totalMatching: total,
+          totalMatchingExact: exact,
+          fullyMatching: Math.min(fully, total),
+          partiallyMatching: Math.max(0, total - fully),
+          currStart: results.length === 0 ? 0 : start,
+          currEnd,
+          numRanks: params.numRanks,
+          nextStart: currEnd < total ? currEnd + 1 : null,
+          prevStart: start > 1 ? Math.max(1, start - params.numRanks) : null,
+        },
+        results,
+        spell: spell === null ? null : { text: spell },
+      },
+      facets,
+    },
+  };
+}
+
+/** `facet.<Name>=<class>` lines of collection.cfg. */
+export function facetDefinitions(settings: CollectionSettings): { name: string; className: string }[] {
+  const out: { name: string; className: string }[] = [];
+  for (const [key, value] of settings.config.extra) {
+    if (key.startsWith('facet.') && key.length > 6 && value.trim() !== '')
+      out.push({ name: key.slice(6), className: value.trim() });
+  }
+  return out;
+}
+
+function analyzerLookup(schema: Schema): (field: string | undefined) => Analyzer {
+  return (field) => schema.analyzerFor(field ?? 'body');
+}
+
+/**
+ * The tree `parseQuery` gives with another `coordBoost`: the boost is only ever set on the
+ * top-level boolean query it assembles.
+ */
+function withCoordBoost(tree: Query | null, coordBoost: number): Query | null {
+  if (tree === null || tree.kind !== 'bool' || tree.coordBoost === undefined) return tree;
+  return { ...tree, coordBoost };
+}
+
+/**
+ * The tree `parseQuery` gives with `allRequired` (every clause without an operator becomes
+ * `must`), for counting: the clauses may be in another order, which changes no count. A
+ * top-level boolean query with `minShouldMatch` is a bracket (`[a b]`), one clause that
+ * `allRequired` leaves as it is.
+ */
+function allRequired(tree: Query): Query {
+  if (tree.kind !== 'bool' || tree.minShouldMatch !== undefined || tree.should === undefined) return tree;
+  const { should, coordBoost: _coordBoost, ...rest } = tree;
+  return { ...rest, must: [...(tree.must ?? []), ...should] };
+}
+
+function facetsOf(
+  settings: CollectionSettings,
+  params: SearchParams,
+  query: Query | null,
+  generations: GenerationView[],
+  scoring: ScoringOptionsInput,
+  stats: CollectionStatistics,
+): FacetView[] {
+  const definitions = facetDefinitions(settings);
+  if (definitions.length === 0 || query === null) return [];
+  const matches = matchSet(generations, query, { scoring, stats });
+  return definitions.map(({ name, className }) => {
+    const field = FACET_FIELD_PREFIX + className;
+    const counts = new Map<string, number>();
+    generations.forEach((view, g) => {
+      for (const term of view.termsWithPrefix(field, '', 5000)) {
+        const postings = view.postings(field, term, false);
+        if (postings === null) continue;
+        let count = 0;
+        for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc())
+          if (inSet(matches[g]!, doc)) count++;
+        if (count > 0) counts.set(term, (counts.get(term) ?? 0) + count);
+      }
+    });
+    const selected = new Set(
+      params.facetSelections.filter((s) => s.className === className).flatMap((s) => s.values),
+    );
+    return {
+      name,
+      className,
+      values: [...counts.entries()]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 30)
+        .map(([label, count]) => ({ label, count, selected: selected.has(label) })),
+    };
+  });
+}
+
+/**
+ * Ranking options from `query_processor_options`: anchor text (`k`) counts with
+ * `-anniemode=3` (the default of a push collection; a meta collection must set it
+ * explicitly, as the spec says), click evidence (`K`) always.
+ */
+function scoringFor(settings: CollectionSettings, isMeta: boolean): ScoringOptionsInput {
+  const flags = settings.config.queryProcessorFlags;
+  const explicit = settings.config.sources.has('query_processor_options');
+  const annie = isMeta && !explicit ? undefined : flags.get('anniemode');
+  const anchors = annie === '3';
+  return {
+    defaultFields: anchors ? ['body', 't', 'k', CLICK_FIELD] : ['body', 't', CLICK_FIELD],
+  };
+}
+
+function rerank(
+  hits: { generationIndex: number; docId: number; score: number }[],
+  generations: GenerationView[],
+  qieWeight: number,
+  clickWeight: number,
+): { generationIndex: number; docId: number; score: number }[] {
+  const rescored = hits.map((hit) => {
+    const view = generations[hit.generationIndex]!;
+    const qie = view.numericValues(QIE_FIELD)?.[hit.docId];
+    const clicks = view.numericValues(CLICK_SCORE_FIELD)?.[hit.docId];
+    let score = hit.score;
+    if (qie !== undefined && !Number.isNaN(qie)) score += qieWeight * qie;
+    if (clicks !== undefined && !Number.isNaN(clicks)) score += clickWeight * Math.log1p(clicks);
+    return { ...hit, score };
+  });
+  return rescored.sort(
+    (a, b) => b.score - a.score || a.generationIndex - b.generationIndex || a.docId - b.docId,
+  );
+}
+
+/** A word of a document's text that analyses to `term` (spelling suggestions are shown as words, not stems). */
+function surfaceOf(
+  term: string,
+  generations: GenerationView[],
+  owner: { member: SearchMember; local: number }[],
+  analyzer: Analyzer,
+): string | undefined {
+  for (let g = generations.length - 1; g >= 0; g--) {
+    const postings = generations[g]!.postings('body', term, false);
+    if (postings === null) continue;
+    for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) {
+      if (generations[g]!.isKilled(doc)) continue;
+      const { member, local } = owner[g]!;
+      const text = (member.searcher.stored(local, doc)[STORED.text] as string | undefined) ?? '';
+      const token = analyzer.tokens(text.slice(0, 20_000)).find((t) => t.term === term);
+      if (token !== undefined) return text.slice(token.start, token.end).toLowerCase();
+      break;
+    }
+  }
+  return undefined;
+}
+
+function gscopesOf(view: GenerationView, docId: number, settings: CollectionSettings): string[] {
+  if (settings.gscopes === undefined) return [];
+  const ids = new Set(settings.gscopes.rules.map((r) => r.id));
+  const out: string[] = [];
+  for (const id of ids) {
+    const postings = view.postings(GSCOPE_FIELD, id, false);
+    if (postings !== null && postings.advance(docId) === docId) out.push(id);
+  }
+  return out;
+}
