@@ -353,13 +353,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         <tbody>
           ${stateRows
             .filter(([, v]) => v !== undefined && v !== null)
-            .map(
-              ([k, v]) =>
-                html`<tr>
-                  <th>${k}</th>
-                  <td>${String(v)}</td>
-                </tr>`,
-            )}
+            .map(([k, v]) => html`<tr><th>${k}</th><td>${String(v)}</td></tr>`)}
         </tbody>
       </table>
       <p>
