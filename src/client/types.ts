@@ -1,6 +1,6 @@
 /**
  * Types of what the server answers, derived from the same JSON schemas the server validates
- * and serialises with (`src/http/push-schemas.ts`, `src/http/admin-schemas.ts`) and from the
+ * and serialises with (the route modules of `src/http/push-api/`, `src/http/admin-schemas.ts`) and from the
  * search packet definition the search service builds (`src/search/result-packet.ts`): one
  * source, so the client cannot drift from the server.
  */
@@ -9,13 +9,11 @@ import type { COLLECTION_INFO, USER_BODY, USER_VIEW } from '../http/admin-schema
 import type {
   CLICK_LOGS_RESPONSE,
   COMMIT_RESPONSE,
-  DOCUMENT_RESPONSE,
-  SNAPSHOT_RESPONSE,
-  STATE_RESPONSE,
-  STORED_RESPONSE,
-  UPGRADE_RESPONSE,
   VACUUM_RESPONSE,
-} from '../http/push-schemas.js';
+} from '../http/push-api/commit-and-vacuum.js';
+import type { DOCUMENT_RESPONSE, STORED_RESPONSE } from '../http/push-api/documents.js';
+import type { SNAPSHOT_RESPONSE } from '../http/push-api/snapshots.js';
+import type { STATE_RESPONSE, UPGRADE_RESPONSE } from '../http/push-api/state-and-upgrade.js';
 
 export type { FacetView, SearchResponse, SearchResult } from '../search/result-packet.js';
 import type { SearchResponse } from '../search/result-packet.js';

@@ -13,7 +13,7 @@ import type { Authenticator } from '../security/authenticator.js';
 import { ADMIN_PERMISSION, ALL_COLLECTIONS, PERMISSIONS } from '../security/permissions.js';
 import { writeFileAtomically } from '../security/user-store.js';
 import { requireUser } from './auth-hooks.js';
-import { COLLECTION_PARAMS, ERROR_RESPONSES, MESSAGE_RESPONSE } from './push-schemas.js';
+import { COLLECTION_PARAMS, ERROR_RESPONSES, MESSAGE_RESPONSE } from './common-schemas.js';
 
 /** Options of the {@link adminApi} plugin. */
 export interface AdminApiOptions {

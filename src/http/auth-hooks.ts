@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { SearchError } from '../errors.js';
 import { ADMIN_PERMISSION, PUSH_PERMISSION, type Permission } from '../security/permissions.js';
 import type { Authenticator, Principal } from '../security/authenticator.js';
-import type { PushAuthenticator } from './push-api.js';
+import type { PushAuthenticator } from './push-api/push-api.js';
 import type { SearchAuthorizer } from './search-routes.js';
 
 const principals = new WeakMap<FastifyRequest, Principal>();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { SearchError } from '../errors.js';
 import { TOKEN_HEADER, type Authenticator } from '../security/authenticator.js';
 import { authenticateRequest, requireUser } from './auth-hooks.js';
-import { ERROR_RESPONSES, MESSAGE_RESPONSE } from './push-schemas.js';
+import { ERROR_RESPONSES, MESSAGE_RESPONSE } from './common-schemas.js';
 
 /** Options of the {@link authRoutes} plugin. */
 export interface AuthRoutesOptions {

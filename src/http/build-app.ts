@@ -30,7 +30,7 @@ import { errorReply } from './error-reply.js';
 import { healthRoutes } from './health.js';
 import { landingPageRoutes } from './landing-page.js';
 import { installMetrics, readMetricsPublic } from './metrics.js';
-import { pushApi, type PushAuthenticator } from './push-api.js';
+import { pushApi, type PushAuthenticator } from './push-api/push-api.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
 
 /** Options of {@link buildApp}. */

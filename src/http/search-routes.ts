@@ -12,6 +12,8 @@ import {
   type SearchParams,
   type SearchResponse,
 } from '../search/search-service.js';
+import { SEARCH_RESPONSE_SCHEMA } from '../search/result-packet.js';
+import { ERROR_RESPONSES } from './common-schemas.js';
 import { errorReply } from './error-reply.js';
 import { renderErrorPage } from './search-page/error-page.js';
 import { PAGE_STYLE_SOURCE } from './search-page/page-layout.js';
@@ -51,6 +53,30 @@ export const MAX_NUM_RANKS = 1000;
 export const MAX_START_RANK = 10_000;
 
 const TAGS = ['search'];
+
+/**
+ * The query string of `/s/search.json` and `/s/search.html`, for the OpenAPI document. The
+ * routes do not validate with it: `parseSearchParams` reads and checks the query string
+ * itself (repeated names, the `f.*`, `ge_*` and `le_*` families, messages that say what to
+ * fix, and an HTML error page for the page route).
+ */
+const SEARCH_QUERYSTRING = {
+  type: 'object',
+  properties: {
+    collection: { type: 'string', description: 'The collection (or meta collection) to search.' },
+    query: { type: 'string', description: 'The query, in the query language.' },
+    start_rank: { type: 'integer', minimum: 1, maximum: MAX_START_RANK, default: 1 },
+    num_ranks: { type: 'integer', minimum: 1, maximum: MAX_NUM_RANKS, default: DEFAULT_NUM_RANKS },
+    fmo: { type: 'string', enum: ['on', 'off'], description: 'on: fully matching results only.' },
+    gscope1: { type: 'string', description: 'Generalised scope ID the results must carry.' },
+  },
+  required: ['collection'],
+} as const;
+
+/** Route option: the query string schema documents, `parseSearchParams` validates. */
+const DOCUMENTED_QUERYSTRING = {
+  validatorCompiler: () => () => true,
+} as const;
 const CLASS_NAME = /^[A-Za-z0-9]{1,64}$/;
 const WHOLE_NUMBER = /^\s*\d{1,9}\s*$/;
 
@@ -96,11 +122,14 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
   app.get(
     '/search.json',
     {
+      ...DOCUMENTED_QUERYSTRING,
       schema: {
         tags: TAGS,
         summary: 'Search a collection (result packet as JSON)',
         description:
           'Parameters: collection (required), query, start_rank (1-based, default 1), num_ranks (default 10, at most 1000), fmo=on (fully matching only), gscope1=ID, f.<Name>|<class>=value (facet selection, repeatable), ge_<class>=n and le_<class>=n (numeric range). Answers {"question", "response": {"resultPacket", "facets"}}.',
+        querystring: SEARCH_QUERYSTRING,
+        response: { 200: SEARCH_RESPONSE_SCHEMA, ...ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
@@ -113,11 +142,13 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
   app.get(
     '/search.html',
     {
+      ...DOCUMENTED_QUERYSTRING,
       schema: {
         tags: TAGS,
         summary: 'Search results page (HTML)',
         description:
           'The same parameters as /s/search.json, answered as a server-rendered page; errors are HTML pages too.',
+        querystring: SEARCH_QUERYSTRING,
       },
     },
     async (request, reply) => {

@@ -1,8 +1,10 @@
 /**
  * The engine's statistics in one object (bleve/scorch style): `Tot*` are counters since
  * the index was opened, `Cur*` are gauges of now. The admin UI and /metrics show them.
+ * A type rather than an interface: the state answer's `stats` schema is an open object, and
+ * only object types are assignable to its index signature.
  */
-export interface IndexStats {
+export type IndexStats = {
   TotDocumentsPut: number;
   TotDocumentsDeleted: number;
   TotCommits: number;
@@ -22,7 +24,7 @@ export interface IndexStats {
   CurManifest: number;
   LastCommitTime: string | null;
   LastMergeError: string | null;
-}
+};
 
 export function emptyStats(): IndexStats {
   return {

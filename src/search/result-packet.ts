@@ -1,57 +1,156 @@
+import type { FromSchema } from 'json-schema-to-ts';
+
 /**
  * The search answer (`/s/search.json`), field names as the original's result packet so that
- * existing front ends work. Shared by the search service (which builds it) and the client
- * library (which returns it): one definition.
+ * existing front ends work. The JSON schema is the one definition: the route serialises with
+ * it (only the listed properties are sent), the OpenAPI document shows it, and the types the
+ * search service builds and the client library returns are derived from it. Properties are
+ * listed in the order the service builds them, so the bytes are those of `JSON.stringify`.
  */
-export interface SearchResult {
-  rank: number;
-  score: number;
-  title: string;
-  liveUrl: string;
-  displayUrl: string;
-  clickTrackingUrl: string;
-  summary: string;
-  listMetadata: Record<string, string[]>;
-  collection: string;
-  gscopesSet: string[];
-  fileSize: number;
-  fileType: string;
-  date: string | null;
-}
 
-export interface FacetView {
-  name: string;
-  className: string;
-  values: { label: string; count: number; selected: boolean }[];
-}
+const NULLABLE_INTEGER = { type: ['integer', 'null'] } as const;
 
-export interface SearchResponse {
-  question: {
-    query: string;
-    collection: string;
-    startRank: number;
-    numRanks: number;
-    fmo: boolean;
-    gscope1: string | null;
-    searchedFor: string;
-  };
-  response: {
-    resultPacket: {
-      query: string;
-      resultsSummary: {
-        totalMatching: number;
-        totalMatchingExact: boolean;
-        fullyMatching: number;
-        partiallyMatching: number;
-        currStart: number;
-        currEnd: number;
-        numRanks: number;
-        nextStart: number | null;
-        prevStart: number | null;
-      };
-      results: SearchResult[];
-      spell: { text: string } | null;
-    };
-    facets: FacetView[];
-  };
-}
+export const SEARCH_RESULT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    rank: { type: 'integer', description: 'Position in the whole result list, from 1.' },
+    score: { type: 'number' },
+    title: { type: 'string' },
+    liveUrl: { type: 'string', description: 'The document key.' },
+    displayUrl: { type: 'string', description: 'The key without its scheme.' },
+    clickTrackingUrl: {
+      type: 'string',
+      description: 'Signed /s/redirect link that logs the click and redirects to liveUrl.',
+    },
+    summary: { type: 'string', description: 'Text with the query terms highlighted.' },
+    listMetadata: {
+      type: 'object',
+      description: 'Metadata class → values.',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
+    },
+    collection: { type: 'string', description: 'The collection the document is in.' },
+    gscopesSet: { type: 'array', items: { type: 'string' } },
+    fileSize: { type: 'integer' },
+    fileType: { type: 'string' },
+    date: { type: ['string', 'null'] },
+  },
+  required: [
+    'rank',
+    'score',
+    'title',
+    'liveUrl',
+    'displayUrl',
+    'clickTrackingUrl',
+    'summary',
+    'listMetadata',
+    'collection',
+    'gscopesSet',
+    'fileSize',
+    'fileType',
+    'date',
+  ],
+} as const;
+
+export const FACET_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    className: { type: 'string' },
+    values: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          label: { type: 'string' },
+          count: { type: 'integer' },
+          selected: { type: 'boolean' },
+        },
+        required: ['label', 'count', 'selected'],
+      },
+    },
+  },
+  required: ['name', 'className', 'values'],
+} as const;
+
+/** The answer of `GET /s/search.json`. */
+export const SEARCH_RESPONSE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    question: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        query: { type: 'string' },
+        collection: { type: 'string' },
+        startRank: { type: 'integer' },
+        numRanks: { type: 'integer' },
+        fmo: { type: 'boolean' },
+        gscope1: { type: ['string', 'null'] },
+        searchedFor: { type: 'string', description: 'The words the query was understood as.' },
+      },
+      required: ['query', 'collection', 'startRank', 'numRanks', 'fmo', 'gscope1', 'searchedFor'],
+    },
+    response: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        resultPacket: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            query: { type: 'string' },
+            resultsSummary: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                totalMatching: { type: 'integer' },
+                totalMatchingExact: {
+                  type: 'boolean',
+                  description: 'false when totalMatching is a lower bound (counting stopped early).',
+                },
+                fullyMatching: { type: 'integer' },
+                partiallyMatching: { type: 'integer' },
+                currStart: { type: 'integer' },
+                currEnd: { type: 'integer' },
+                numRanks: { type: 'integer' },
+                nextStart: NULLABLE_INTEGER,
+                prevStart: NULLABLE_INTEGER,
+              },
+              required: [
+                'totalMatching',
+                'totalMatchingExact',
+                'fullyMatching',
+                'partiallyMatching',
+                'currStart',
+                'currEnd',
+                'numRanks',
+                'nextStart',
+                'prevStart',
+              ],
+            },
+            results: { type: 'array', items: SEARCH_RESULT_SCHEMA },
+            spell: {
+              type: ['object', 'null'],
+              description: '"Did you mean": a query with more results, or null.',
+              additionalProperties: false,
+              properties: { text: { type: 'string' } },
+              required: ['text'],
+            },
+          },
+          required: ['query', 'resultsSummary', 'results', 'spell'],
+        },
+        facets: { type: 'array', items: FACET_SCHEMA },
+      },
+      required: ['resultPacket', 'facets'],
+    },
+  },
+  required: ['question', 'response'],
+} as const;
+
+export type SearchResult = FromSchema<typeof SEARCH_RESULT_SCHEMA>;
+export type FacetView = FromSchema<typeof FACET_SCHEMA>;
+export type SearchResponse = FromSchema<typeof SEARCH_RESPONSE_SCHEMA>;

@@ -1,0 +1,115 @@
+import type { FastifyReply, FastifyRequest, preParsingHookHandler, RequestPayload } from 'fastify';
+import type { CollectionManager } from '../../collection/collection-manager.js';
+import { canonicalizeKey } from '../../collection/key.js';
+import { SearchError } from '../../errors.js';
+import { watchBodyIdle } from '../body-idle-watch.js';
+import type { ByteBudget } from '../byte-budget.js';
+
+/** What {@link documentAdmission} checks a document body against. */
+export interface DocumentAdmissionOptions {
+  manager: CollectionManager;
+  /** `push.max-request-bytes`: larger document bodies answer 413 before they are read. */
+  maxRequestBytes: number;
+  /** A document body with no byte for this long fails with 408 BODY_TIMEOUT. */
+  bodyIdleTimeoutMs: number;
+  /** Bounds the document bodies held in memory at once. */
+  bodyBudget: ByteBudget;
+}
+
+/**
+ * The `preParsing` hook of the document routes: fails a document write before its body is
+ * read (collection, key, upgrade guard, declared size), then waits for room for the body in
+ * the shared byte budget; the reservation ends when the response is finished. A body that
+ * pauses for longer than `bodyIdleTimeoutMs` fails with 408 BODY_TIMEOUT.
+ *
+ * Callback style: the usual request (room in the budget) goes on without a promise.
+ */
+export function documentAdmission(options: DocumentAdmissionOptions): preParsingHookHandler {
+  const { manager, maxRequestBytes, bodyIdleTimeoutMs, bodyBudget } = options;
+
+  /** Waits in line for room for `bytes`; a client that leaves meanwhile gives up its place. */
+  const waitForRoom = async (reply: FastifyReply, bytes: number): Promise<() => void> => {
+    const aborted = new AbortController();
+    const left = () =>
+      new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
+    let closed = false;
+    const onClose = () => {
+      closed = true;
+      aborted.abort(left());
+    };
+    reply.raw.once('close', onClose);
+    let release: () => void;
+    try {
+      release = await bodyBudget.acquire(bytes, aborted.signal);
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+    if (closed) {
+      release();
+      throw left();
+    }
+    return release;
+  };
+
+  /** The body to read, once admitted: holds its reservation until the response is finished. */
+  const admitted = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: RequestPayload,
+    release: () => void,
+  ): RequestPayload => {
+    // The reservation ends when the response is finished or the connection dies, whichever
+    // comes first: the response's 'close' event covers both.
+    reply.raw.once('close', release);
+    // The whole body has arrived already (a small body comes with the headers): it cannot stall.
+    if (request.raw.complete) return payload;
+    return watchBodyIdle(payload, bodyIdleTimeoutMs, () => {
+      // The rest of the body may still come: the connection cannot carry another request.
+      reply.header('connection', 'close');
+      return new SearchError(
+        'BODY_TIMEOUT',
+        `no byte of the body arrived for ${bodyIdleTimeoutMs / 1000} s: send bodies without pauses ` +
+          '(server.body-idle-timeout-seconds in conf/global.cfg)',
+      );
+    });
+  };
+
+  return (request, reply, payload, done) => {
+    let bytes: number;
+    let release: (() => void) | undefined;
+    try {
+      const { collection } = request.params as { collection: string };
+      // This hook runs before the query schema is checked: `?key=a&key=b` arrives as an array here.
+      const { key } = request.query as { key?: string | string[] };
+      manager.collection(collection);
+      manager.guardWrite();
+      if (Array.isArray(key)) {
+        throw new SearchError(
+          'PARAMETER_INVALID',
+          'the key parameter is given more than once: send one key per request',
+        );
+      }
+      canonicalizeKey(key);
+      const declared = Number(request.headers['content-length']);
+      if (declared > maxRequestBytes) {
+        throw new SearchError(
+          'BODY_TOO_LARGE',
+          `the body is ${declared} bytes; the limit is ${maxRequestBytes} bytes (push.max-request-bytes in conf/global.cfg)`,
+        );
+      }
+      bytes = Number.isFinite(declared) ? declared : maxRequestBytes; // chunked: the most it may grow to
+      release = bodyBudget.tryAcquire(bytes);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (release !== undefined) {
+      done(null, admitted(request, reply, payload, release));
+      return;
+    }
+    waitForRoom(reply, bytes).then(
+      (granted) => done(null, admitted(request, reply, payload, granted)),
+      (error: Error) => done(error),
+    );
+  };
+}
