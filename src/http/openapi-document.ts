@@ -42,183 +42,52 @@ const METADATA_EXAMPLES: Record<string, string> = {
 
 const PUBLIC_OR_USER: Record<string, string[]>[] = [{}, { token: [] }, { basic: [] }];
 
-interface DocumentedParameter {
-  description: string;
-  example: string;
-  type?: 'string' | 'integer';
-}
-
-/**
- * Query parameters of `/s/search.json` and `/s/search.html`. The routes read their query
- * themselves (names such as `f.<Name>|<class>` and `ge_<class>` are patterns, which a schema
- * cannot validate), so these are documentation only; keep them in step with
- * `parseSearchParams` in `search-routes.ts`.
- */
-const SEARCH_PARAMETERS: Record<string, DocumentedParameter> = {
-  collection: { description: 'The collection (push or meta) to search.', example: 'docs' },
-  query: {
-    description:
-      'The query: words (documents with all of them first), "phrases", +required, -excluded, [any of], class:word, prefix*.',
-    example: 'install server',
+/** An answer of `/s/search.json`, for the OpenAPI document (its schema is the route's). */
+const SEARCH_RESPONSE_EXAMPLE = {
+  question: {
+    query: 'install server',
+    collection: 'docs',
+    startRank: 1,
+    numRanks: 10,
+    fmo: false,
+    gscope1: null,
+    searchedFor: 'install server',
   },
-  start_rank: { description: 'First result, 1-based (at most 10000).', example: '1', type: 'integer' },
-  num_ranks: { description: 'Results per page (default 10, at most 1000).', example: '10', type: 'integer' },
-  fmo: { description: '"on": fully matching results only.', example: 'on' },
-  gscope1: { description: 'Only documents of this gscope (gscopes.cfg).', example: 'manuals' },
-};
-
-/** Query parameters of `/s/redirect` (documentation only, as {@link SEARCH_PARAMETERS}). */
-const REDIRECT_PARAMETERS: Record<string, DocumentedParameter> = {
-  collection: { description: 'The collection searched.', example: 'docs' },
-  url: { description: 'The clicked result.', example: 'https://example.com/guide/install' },
-  auth: { description: 'The HMAC of url that the clickTrackingUrl carries.', example: 'k3J…' },
-  rank: { description: 'The rank of the clicked result.', example: '1', type: 'integer' },
-  query: { description: 'The query of the search.', example: 'install server' },
-};
-
-const SEARCH_RESULT_SCHEMA = {
-  type: 'object',
-  properties: {
-    rank: { type: 'integer' },
-    score: { type: 'number', description: 'Relevance score of this result (higher is better).' },
-    title: { type: 'string' },
-    liveUrl: { type: 'string', description: 'The document key.' },
-    displayUrl: { type: 'string' },
-    clickTrackingUrl: { type: 'string', description: 'A signed /s/redirect link that logs the click.' },
-    summary: { type: 'string', description: 'Text around the query words, HTML-escaped, words in <b>.' },
-    listMetadata: {
-      type: 'object',
-      additionalProperties: { type: 'array', items: { type: 'string' } },
-      description: 'Metadata class → values.',
-    },
-    collection: { type: 'string' },
-    gscopesSet: { type: 'array', items: { type: 'string' } },
-    fileSize: { type: 'integer' },
-    fileType: { type: 'string' },
-    date: { type: 'string', nullable: true },
-  },
-};
-
-const SEARCH_RESPONSE_SCHEMA = {
-  type: 'object',
-  properties: {
-    question: {
-      type: 'object',
-      properties: {
-        query: { type: 'string' },
-        collection: { type: 'string' },
-        startRank: { type: 'integer' },
-        numRanks: { type: 'integer' },
-        fmo: { type: 'boolean' },
-        gscope1: { type: 'string', nullable: true },
-        searchedFor: {
-          type: 'string',
-          description: 'The words searched for, as the engine understood them.',
-        },
-      },
-    },
-    response: {
-      type: 'object',
-      properties: {
-        resultPacket: {
-          type: 'object',
-          properties: {
-            query: { type: 'string' },
-            resultsSummary: {
-              type: 'object',
-              properties: {
-                totalMatching: { type: 'integer' },
-                totalMatchingExact: { type: 'boolean' },
-                fullyMatching: { type: 'integer' },
-                partiallyMatching: { type: 'integer' },
-                currStart: { type: 'integer' },
-                currEnd: { type: 'integer' },
-                numRanks: { type: 'integer' },
-                nextStart: { type: 'integer', nullable: true },
-                prevStart: { type: 'integer', nullable: true },
-              },
-            },
-            results: { type: 'array', items: SEARCH_RESULT_SCHEMA },
-            spell: {
-              type: 'object',
-              nullable: true,
-              properties: { text: { type: 'string' } },
-              description: '"Did you mean": a corrected query, or null.',
-            },
-          },
-        },
-        facets: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              name: { type: 'string' },
-              className: { type: 'string' },
-              values: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    label: { type: 'string' },
-                    count: { type: 'integer' },
-                    selected: { type: 'boolean' },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-  examples: [
-    {
-      question: {
-        query: 'install server',
-        collection: 'docs',
-        startRank: 1,
+  response: {
+    resultPacket: {
+      query: 'install server',
+      resultsSummary: {
+        totalMatching: 1,
+        totalMatchingExact: true,
+        fullyMatching: 1,
+        partiallyMatching: 0,
+        currStart: 1,
+        currEnd: 1,
         numRanks: 10,
-        fmo: false,
-        gscope1: null,
-        searchedFor: 'install server',
+        nextStart: null,
+        prevStart: null,
       },
-      response: {
-        resultPacket: {
-          query: 'install server',
-          resultsSummary: {
-            totalMatching: 1,
-            totalMatchingExact: true,
-            fullyMatching: 1,
-            partiallyMatching: 0,
-            currStart: 1,
-            currEnd: 1,
-            numRanks: 10,
-            nextStart: null,
-            prevStart: null,
-          },
-          results: [
-            {
-              rank: 1,
-              score: 4.37,
-              title: 'Installing the server',
-              liveUrl: 'https://example.com/guide/install',
-              displayUrl: 'example.com/guide/install',
-              clickTrackingUrl: '/s/redirect?collection=docs&url=…&auth=…&rank=1&query=install+server',
-              summary: 'How to <b>install</b> and start the <b>server</b> on Debian.',
-              listMetadata: { t: ['Installing the server'], a: ['Ann Example'] },
-              collection: 'docs',
-              gscopesSet: [],
-              fileSize: 1024,
-              fileType: 'html',
-              date: '2026-11-20',
-            },
-          ],
-          spell: null,
+      results: [
+        {
+          rank: 1,
+          score: 4.37,
+          title: 'Installing the server',
+          liveUrl: 'https://example.com/guide/install',
+          displayUrl: 'example.com/guide/install',
+          clickTrackingUrl: '/s/redirect?collection=docs&url=…&auth=…&rank=1&query=install+server',
+          summary: 'How to <b>install</b> and start the <b>server</b> on Debian.',
+          listMetadata: { t: ['Installing the server'], a: ['Ann Example'] },
+          collection: 'docs',
+          gscopesSet: [],
+          fileSize: 1024,
+          fileType: 'html',
+          date: '2026-11-20',
         },
-        facets: [],
-      },
+      ],
+      spell: null,
     },
-  ],
+    facets: [],
+  },
 };
 
 const TEXT = (description: string) => ({
@@ -229,7 +98,11 @@ const TEXT = (description: string) => ({
 /** What the document says about routes whose handlers read their input themselves. */
 const EXTRA_OPERATIONS: Record<string, (schema: FastifySchema & Record<string, unknown>) => void> = {
   '/s/search.json': (out) => {
-    out.response = { 200: { description: 'The result packet.', ...SEARCH_RESPONSE_SCHEMA } };
+    const packet = (out.response as Record<string, object> | undefined)?.[200];
+    out.response = {
+      ...(out.response as object),
+      200: { description: 'The result packet.', ...packet, examples: [SEARCH_RESPONSE_EXAMPLE] },
+    };
   },
   '/s/search.html': (out) => {
     out.produces = ['text/html'];
@@ -296,8 +169,8 @@ const EXTRA_OPERATIONS: Record<string, (schema: FastifySchema & Record<string, u
  *   `operations`;
  * - request bodies the routes read raw (a document PUT, the multipart endpoint), and the
  *   metadata headers of a document PUT, so that "try it out" can send them;
- * - the query parameters and answers of the search routes (they parse their query themselves)
- *   and of `/health` and `/ready`;
+ * - the answers of `/s/search.html`, `/s/redirect`, `/health` and `/ready`, and an example of
+ *   the search answer;
  * - examples of parameters and bodies;
  * - security schemes `basic` (HTTP Basic) and `token` (`X-Security-Token`); login, search and
  *   the operations routes need none;
@@ -388,10 +261,6 @@ function documented(
   if (url.startsWith('/s/')) {
     out.tags = [SEARCH_TAG];
     out.security = PUBLIC_OR_USER;
-    out.querystring = queryParameters(
-      url === '/s/redirect' ? REDIRECT_PARAMETERS : SEARCH_PARAMETERS,
-      url === '/s/redirect' ? ['url', 'auth', 'rank'] : ['collection'],
-    );
   }
   if (url === '/health' || url === '/ready') out.security = [];
   // Public unless metrics.public=false.
@@ -456,24 +325,6 @@ function documented(
     out.consumes = ['application/x-www-form-urlencoded', 'application/json'];
   }
   return out;
-}
-
-/** A querystring schema of documented parameters (@fastify/swagger turns it into parameter objects). */
-function queryParameters(parameters: Record<string, DocumentedParameter>, required: string[]): SchemaObject {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(
-      Object.entries(parameters).map(([name, p]) => [
-        name,
-        {
-          type: p.type ?? 'string',
-          description: p.description,
-          examples: [p.type === 'integer' ? Number(p.example) : p.example],
-        },
-      ]),
-    ),
-    required,
-  };
 }
 
 /** A copy of an object schema whose properties named in {@link PARAMETER_EXAMPLES} carry an example. */

@@ -57,23 +57,66 @@ const TAGS = ['search'];
 /**
  * The query string of `/s/search.json` and `/s/search.html`, for the OpenAPI document. The
  * routes do not validate with it: `parseSearchParams` reads and checks the query string
- * itself (repeated names, the `f.*`, `ge_*` and `le_*` families, messages that say what to
- * fix, and an HTML error page for the page route).
+ * itself (repeated names, the `f.<Name>|<class>`, `ge_<class>` and `le_<class>` families, which
+ * a schema cannot list, messages that say what to fix, and an HTML error page for the page
+ * route). Keep it in step with `parseSearchParams`.
  */
 const SEARCH_QUERYSTRING = {
   type: 'object',
   properties: {
-    collection: { type: 'string', description: 'The collection (or meta collection) to search.' },
-    query: { type: 'string', description: 'The query, in the query language.' },
-    start_rank: { type: 'integer', minimum: 1, maximum: MAX_START_RANK, default: 1 },
-    num_ranks: { type: 'integer', minimum: 1, maximum: MAX_NUM_RANKS, default: DEFAULT_NUM_RANKS },
-    fmo: { type: 'string', enum: ['on', 'off'], description: 'on: fully matching results only.' },
-    gscope1: { type: 'string', description: 'Generalised scope ID the results must carry.' },
+    collection: {
+      type: 'string',
+      description: 'The collection (push or meta) to search.',
+      examples: ['docs'],
+    },
+    query: {
+      type: 'string',
+      description:
+        'The query: words (documents with all of them first), "phrases", +required, -excluded, [any of], class:word, prefix*.',
+      examples: ['install server'],
+    },
+    start_rank: {
+      type: 'integer',
+      description: `First result, 1-based (at most ${MAX_START_RANK}).`,
+      examples: [1],
+    },
+    num_ranks: {
+      type: 'integer',
+      description: `Results per page (default ${DEFAULT_NUM_RANKS}, at most ${MAX_NUM_RANKS}).`,
+      examples: [10],
+    },
+    fmo: { type: 'string', description: '"on": fully matching results only.', examples: ['on'] },
+    gscope1: {
+      type: 'string',
+      description: 'Only documents of this gscope (gscopes.cfg).',
+      examples: ['manuals'],
+    },
   },
   required: ['collection'],
 } as const;
 
-/** Route option: the query string schema documents, `parseSearchParams` validates. */
+/** The query string of `/s/redirect` (documentation only, as {@link SEARCH_QUERYSTRING}). */
+const REDIRECT_QUERYSTRING = {
+  type: 'object',
+  properties: {
+    collection: { type: 'string', description: 'The collection searched.', examples: ['docs'] },
+    url: {
+      type: 'string',
+      description: 'The clicked result.',
+      examples: ['https://example.com/guide/install'],
+    },
+    auth: {
+      type: 'string',
+      description: 'The HMAC of url that the clickTrackingUrl carries.',
+      examples: ['k3J…'],
+    },
+    rank: { type: 'integer', description: 'The rank of the clicked result.', examples: [1] },
+    query: { type: 'string', description: 'The query of the search.', examples: ['install server'] },
+  },
+  required: ['url', 'auth', 'rank'],
+} as const;
+
+/** Route option: the query string schema documents, the handler validates. */
 const DOCUMENTED_QUERYSTRING = {
   validatorCompiler: () => () => true,
 } as const;
@@ -178,11 +221,13 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
   app.get(
     '/redirect',
     {
+      ...DOCUMENTED_QUERYSTRING,
       schema: {
         tags: TAGS,
         summary: 'Log a click on a result and redirect to it',
         description:
           'Parameters: collection, url, auth (the HMAC the result link carries), rank, query. Redirects (302) only to a URL whose auth is valid, else 400 REDIRECT_INVALID and nothing is logged.',
+        querystring: REDIRECT_QUERYSTRING,
       },
     },
     async (request, reply) => {

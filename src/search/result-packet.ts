@@ -15,7 +15,7 @@ export const SEARCH_RESULT_SCHEMA = {
   additionalProperties: false,
   properties: {
     rank: { type: 'integer', description: 'Position in the whole result list, from 1.' },
-    score: { type: 'number' },
+    score: { type: 'number', description: 'Relevance score of this result (higher is better).' },
     title: { type: 'string' },
     liveUrl: { type: 'string', description: 'The document key.' },
     displayUrl: { type: 'string', description: 'The key without its scheme.' },
@@ -23,7 +23,7 @@ export const SEARCH_RESULT_SCHEMA = {
       type: 'string',
       description: 'Signed /s/redirect link that logs the click and redirects to liveUrl.',
     },
-    summary: { type: 'string', description: 'Text with the query terms highlighted.' },
+    summary: { type: 'string', description: 'Text around the query words, HTML-escaped, words in <b>.' },
     listMetadata: {
       type: 'object',
       description: 'Metadata class → values.',
@@ -90,7 +90,10 @@ export const SEARCH_RESPONSE_SCHEMA = {
         numRanks: { type: 'integer' },
         fmo: { type: 'boolean' },
         gscope1: { type: ['string', 'null'] },
-        searchedFor: { type: 'string', description: 'The words the query was understood as.' },
+        searchedFor: {
+          type: 'string',
+          description: 'The words searched for, as the engine understood them.',
+        },
       },
       required: ['query', 'collection', 'startRank', 'numRanks', 'fmo', 'gscope1', 'searchedFor'],
     },
@@ -135,7 +138,7 @@ export const SEARCH_RESPONSE_SCHEMA = {
             results: { type: 'array', items: SEARCH_RESULT_SCHEMA },
             spell: {
               type: ['object', 'null'],
-              description: '"Did you mean": a query with more results, or null.',
+              description: '"Did you mean": a corrected query, or null.',
               additionalProperties: false,
               properties: { text: { type: 'string' } },
               required: ['text'],
