@@ -14,6 +14,7 @@ import {
   type CliArgs,
 } from './cli-options.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { plural } from '../plural.js';
 
 /** A subcommand: its help text and what it does (resolves with the exit code). */
 export interface Command {
@@ -319,7 +320,7 @@ const user: Command = {
           permissions: permissionList(existing.permissions.join(',')),
           collections: existing.collections,
         });
-        return report(args, answer, (a) => `password of ${name} changed; ${a.tokensRevoked} tokens revoked`);
+        return report(args, answer, (a) => `password of ${name} changed; ${plural(a.tokensRevoked, 'token')} revoked`);
       }
       throw new UsageError(`unknown user action ${JSON.stringify(action)}: add or passwd`);
     });

@@ -32,6 +32,7 @@ export const CONFIG_FILES = Object.freeze([
 type ConfigFileName = (typeof CONFIG_FILES)[number];
 
 import { COLLECTION_INFO, USER_BODY, USER_VIEW } from './admin-schemas.js';
+import { plural } from '../plural.js';
 
 const COLLECTION_TAGS = ['admin-collections'];
 const USER_TAGS = ['admin-users'];
@@ -150,6 +151,30 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       manager.create(collection, type, members ?? []);
       const info = manager.list().find((c) => c.name === collection);
       return { message: `${type} collection ${collection} created`, collection: info };
+    },
+  );
+
+  app.get<CollectionRoute>(
+    '/collections/:collection',
+    {
+      schema: {
+        tags: COLLECTION_TAGS,
+        summary: 'Read a collection',
+        description:
+          'Its type, state and (push collections) documents, generations and staged changes, as in the list. Does not start it. 404 COLLECTION_NOT_FOUND.',
+        params: COLLECTION_PARAMS,
+        response: {
+          200: { type: 'object', properties: { collection: COLLECTION_INFO }, required: ['collection'] },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const { collection } = request.params;
+      const info = manager.list().find((c) => c.name === collection);
+      if (info === undefined)
+        throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
+      return { collection: info };
     },
   );
 
@@ -280,6 +305,23 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
     },
   );
 
+  app.get<UserRoute>(
+    '/users/:name',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: 'Read a user',
+        description: 'Permissions, collections and live token count; never the password or its hash. 404 USER_NOT_FOUND.',
+        params: USER_PARAMS,
+        response: {
+          200: { type: 'object', properties: { user: USER_VIEW }, required: ['user'] },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => ({ user: auth.users.view(auth.users.require(request.params.name)) }),
+  );
+
   app.delete<UserRoute>(
     '/users/:name',
     {
@@ -317,7 +359,7 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
     },
     async (request) => {
       const revoked = auth.users.revokeTokens(request.params.name);
-      return { message: `${revoked} token(s) of ${request.params.name} revoked`, revoked };
+      return { message: `${plural(revoked, 'token')} of ${request.params.name} revoked`, revoked };
     },
   );
 }

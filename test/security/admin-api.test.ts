@@ -78,6 +78,18 @@ describe('admin API', () => {
     assert.equal(listedNews.documents, 1);
     assert.equal(listedNews.generations, 1);
     assert.deepEqual(collections.find((c) => c.name === 'all')!.members, ['news', 'blogs']);
+    // One collection: the same view as its line in the list.
+    const one = await admin('GET', '/collections/news');
+    assert.equal(one.statusCode, 200, one.body);
+    assert.deepEqual(one.json<{ collection: unknown }>().collection, listedNews);
+    assert.deepEqual(
+      (await admin('GET', '/collections/all')).json<{ collection: { members: string[] } }>().collection
+        .members,
+      ['news', 'blogs'],
+    );
+    const absent = await admin('GET', '/collections/nope');
+    assert.equal(absent.statusCode, 404);
+    assert.equal(absent.json<{ error: string }>().error, 'COLLECTION_NOT_FOUND');
 
     assert.equal((await admin('DELETE', '/collections/blogs')).statusCode, 200);
     assert.equal(existsSync(join(t.home, 'conf', 'blogs')), false);
@@ -201,6 +213,16 @@ describe('admin API', () => {
       .json<{ users: { name: string }[] }>()
       .users.map((u) => u.name);
     assert.deepEqual(users, ['admin', 'editor']);
+    const editor = await admin('GET', '/users/editor');
+    assert.equal(editor.statusCode, 200, editor.body);
+    assert.deepEqual(
+      (({ name, permissions, collections }) => ({ name, permissions, collections }))(
+        editor.json<{ user: { name: string; permissions: string[]; collections: string[] } }>().user,
+      ),
+      { name: 'editor', permissions: ['sec.continuous.rest'], collections: ['conf', 'news'] },
+    );
+    assert.doesNotMatch(editor.body, /password|scrypt/i, 'never the password or its hash');
+    assert.equal((await admin('GET', '/users/nobody')).json<{ error: string }>().error, 'USER_NOT_FOUND');
     assert.equal((await admin('DELETE', '/users/editor')).statusCode, 200);
     assert.equal((await admin('DELETE', '/users/editor')).json<{ error: string }>().error, 'USER_NOT_FOUND');
     assert.equal((await admin('DELETE', '/users/editor/tokens')).statusCode, 404);

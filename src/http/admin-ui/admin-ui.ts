@@ -17,6 +17,7 @@ import {
 } from './html.js';
 import { lastErrors } from './push-log-tail.js';
 import { SESSION_PATH, type UiSession, type UiSessions } from './ui-session.js';
+import { plural } from '../../plural.js';
 
 /** Options of the {@link adminUi} plugin. */
 export interface AdminUiOptions {
@@ -692,7 +693,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         request,
         reply,
         answer.status < 300 ? 200 : answer.status,
-        noticeOf(answer, `user ${name} saved${revoked > 0 ? `; ${revoked} token(s) revoked` : ''}`),
+        noticeOf(answer, `user ${name} saved${revoked > 0 ? `; ${plural(revoked, 'token')} revoked` : ''}`),
       );
     },
   );
