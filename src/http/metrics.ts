@@ -60,6 +60,13 @@ export function readMetricsPublic(home: SearchHome): boolean {
 
 let processRegistry: Registry | undefined;
 
+/** prom-client's default gauges whose names end in `_total`. */
+const TOTAL_NAMED_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 /**
  * RSS, open file descriptors, event loop lag, heap and GC: one set per process, so one
  * registry shared by every app of the process. Each app having its own would start another
@@ -69,6 +76,10 @@ function processMetrics(): Registry {
   if (processRegistry === undefined) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    // Gauges named like counters: Prometheus' naming rules (and `promtool check metrics`)
+    // keep `_total` for counters. The same numbers by type stay in nodejs_active_handles,
+    // nodejs_active_requests and nodejs_active_resources (their sum is the total).
+    for (const name of TOTAL_NAMED_GAUGES) processRegistry.removeSingleMetric(name);
   }
   return processRegistry;
 }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/build-app.js';
@@ -23,6 +25,8 @@ async function scrape(app: FastifyInstance, headers: Record<string, string> = {}
 }
 
 const REQUESTS = 'pushsearch_http_requests_total';
+/** Debian's prometheus package's promtool, when installed (.ci/run installs it). */
+const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((path) => existsSync(path));
 const DOCS_ROUTE = '/push-api/v1/collections/:collection/documents';
 
 describe('GET /metrics', () => {
@@ -116,6 +120,28 @@ describe('GET /metrics', () => {
       1,
     );
   });
+
+  it(
+    'passes promtool check metrics (Prometheus naming rules: _total only on counters, units, help) after every kind of traffic',
+    {
+      skip:
+        PROMTOOL === undefined
+          ? "promtool is missing: install Debian's prometheus package (apt-get install -y prometheus) to run this check"
+          : false,
+    },
+    async () => {
+      const t = await app(['docs']);
+      for (const key of ['local:a', 'local:b']) await putDocument(t.app, 'v1', 'docs', key, `apple ${key}`);
+      assert.equal((await commit(t.app, 'v1', 'docs')).statusCode, 200);
+      await t.app.inject({ method: 'GET', url: '/s/search.json?collection=docs&query=apple' });
+      await t.app.inject({ method: 'GET', url: '/no/such/route' });
+      const response = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.equal(response.statusCode, 200);
+      const check = spawnSync(PROMTOOL!, ['check', 'metrics'], { input: response.body, encoding: 'utf8' });
+      assert.equal(check.status, 0, `promtool check metrics: ${check.stdout}${check.stderr}`);
+      assert.equal(`${check.stdout}${check.stderr}`.trim(), '', 'no warning either');
+    },
+  );
 
   it('a scrape never starts a collection: STOPPED ones show only their state, stopped ones lose their gauges', async () => {
     const t = await app(['idle', 'busy']);
