@@ -26,6 +26,7 @@ import { registerOpenApi } from './openapi-document.js';
 import { pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
 import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
+import { installCors, readCorsOrigins } from './cors.js';
 import { errorReply } from './error-reply.js';
 import { healthRoutes } from './health.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -196,6 +197,7 @@ async function buildOnLockedHome(
   await registerOpenApi(app);
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.
   installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
+  await installCors(app, readCorsOrigins(home));
   await app.register(healthRoutes, { manager });
   landingPageRoutes(app);
 
