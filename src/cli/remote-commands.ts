@@ -320,7 +320,11 @@ const user: Command = {
           permissions: permissionList(existing.permissions.join(',')),
           collections: existing.collections,
         });
-        return report(args, answer, (a) => `password of ${name} changed; ${plural(a.tokensRevoked, 'token')} revoked`);
+        return report(
+          args,
+          answer,
+          (a) => `password of ${name} changed; ${plural(a.tokensRevoked, 'token')} revoked`,
+        );
       }
       throw new UsageError(`unknown user action ${JSON.stringify(action)}: add or passwd`);
     });

@@ -311,7 +311,8 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       schema: {
         tags: USER_TAGS,
         summary: 'Read a user',
-        description: 'Permissions, collections and live token count; never the password or its hash. 404 USER_NOT_FOUND.',
+        description:
+          'Permissions, collections and live token count; never the password or its hash. 404 USER_NOT_FOUND.',
         params: USER_PARAMS,
         response: {
           200: { type: 'object', properties: { user: USER_VIEW }, required: ['user'] },
