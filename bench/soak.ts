@@ -42,7 +42,7 @@ import {
 } from './lib/measure.js';
 import { procAvailable, readProcStats } from './lib/proc-stats.js';
 import { ServerProcess } from './lib/server-process.js';
-import { QUERY_SET } from './lib/query-set.js';
+import { MIXED_QUERIES } from './lib/query-set.js';
 import {
   corpusAvailable,
   corpusMissingMessage,
@@ -438,25 +438,8 @@ const TEXT_PLAIN: [string, string] = ['Content-Type', 'text/plain; charset=utf-8
 
 /** The queries of the mix, in the query language: a spread of the benchmark classes and operators. */
 function mixQueries(): string[] {
-  const queries = QUERY_SET.map((q) => {
-    switch (q.class) {
-      case 'or':
-        return `[${q.terms.join(' ')}]`;
-      case 'phrase':
-        return `"${q.terms.join(' ')}"`;
-      default:
-        return q.terms.join(' ');
-    }
-  });
-  return [
-    ...queries,
-    'retrans*',
-    'tcp -udp',
-    '+routing protocol',
-    't:protocol',
-    'soak marker',
-    'congest* control',
-  ];
+  // The project's mixed set, and a word of the pages this benchmark writes.
+  return [...MIXED_QUERIES.map((query) => query.text), 'soak marker'];
 }
 
 // ---------------------------------------------------------------------------------------

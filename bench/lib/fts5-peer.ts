@@ -108,6 +108,13 @@ export class Fts5Peer {
     });
   }
 
+  /** The index an earlier {@link create} built in `folder` (benchmarks that build once and reuse it). */
+  static open(folder: string): Fts5Peer {
+    const db = new Database(join(folder, DB_FILE), { fileMustExist: true });
+    db.pragma(`cache_size = -${CACHE_KIB}`);
+    return new Fts5Peer(folder, db);
+  }
+
   /**
    * A new, empty index in `folder` (created if needed). An index already there (`fts5.db` and
    * its WAL) is deleted first: benchmarks start from scratch.
@@ -161,6 +168,16 @@ export class Fts5Peer {
   /** The top `k` pages for the query by weighted bm25, best first. */
   search(query: BenchQuery, k = 10): Fts5Hit[] {
     return this.searchStatement.all(toFts5Match(query), k);
+  }
+
+  /** {@link search} with an FTS5 MATCH expression of the caller's (operators FTS5 has and the query set lacks). */
+  searchMatch(match: string, k = 10): Fts5Hit[] {
+    return this.searchStatement.all(match, k);
+  }
+
+  /** {@link countUpTo} with an FTS5 MATCH expression. */
+  countMatchUpTo(match: string, limit: number): number {
+    return this.countUpToStatement.get(match, limit)?.n ?? 0;
   }
 
   /** How many pages match the query (all of them, not only the top k). */

@@ -98,3 +98,50 @@ export function queryLabel(query: BenchQuery): string {
       return query.terms.join(' ');
   }
 }
+
+/**
+ * A query of the mixed set in both engines' languages: ours as a user types it (the query
+ * language of `/s/search.json`), and the nearest FTS5 MATCH expression. Plain words are
+ * ours "all words first, then fewer" (tiers over any word), which FTS5 cannot say: its
+ * expression is the AND, a subset of our matches.
+ */
+export interface MixedQuery {
+  class: QueryClass | 'prefix' | 'exclusion' | 'required' | 'class' | 'misspelled';
+  text: string;
+  fts5: string;
+}
+
+/** The query language form of a query of {@link QUERY_SET}: words, `[a b]` (any of), `"a b"`. */
+export function queryText(query: BenchQuery): string {
+  switch (query.class) {
+    case 'or':
+      return `[${query.terms.join(' ')}]`;
+    case 'phrase':
+      return `"${query.terms.join(' ')}"`;
+    default:
+      return query.terms.join(' ');
+  }
+}
+
+/**
+ * The project's mixed query set (the soak benchmark's, and the serving benchmark's): every
+ * query of {@link QUERY_SET} as a user types it, then the operators: truncation, exclusion,
+ * a required word, a class (`t:` is the title), and a query typed wrong (spelling).
+ */
+export const MIXED_QUERIES: readonly MixedQuery[] = [
+  ...QUERY_SET.map((query): MixedQuery => ({
+    class: query.class,
+    text: queryText(query),
+    fts5:
+      query.class === 'phrase'
+        ? `"${query.terms.join(' ')}"`
+        : query.terms.map((term) => `"${term}"`).join(query.class === 'or' ? ' OR ' : ' AND '),
+  })),
+  { class: 'prefix', text: 'retrans*', fts5: 'retrans*' },
+  { class: 'exclusion', text: 'tcp -udp', fts5: '"tcp" NOT "udp"' },
+  { class: 'required', text: '+routing protocol', fts5: '"routing" AND "protocol"' },
+  { class: 'class', text: 't:protocol', fts5: 'title : "protocol"' },
+  { class: 'prefix', text: 'congest* control', fts5: 'congest* OR "control"' },
+  // Typed wrong: nothing matches, so "did you mean" looks for corrections.
+  { class: 'misspelled', text: 'retransmision timout', fts5: '"retransmision" AND "timout"' },
+];

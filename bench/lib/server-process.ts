@@ -30,14 +30,33 @@ export class ServerProcess {
     return this.exitCode === undefined;
   }
 
-  static async start(home: string, outputFile: string, adminPassword: string): Promise<ServerProcess> {
+  /**
+   * @param options.main another build's `dist/src/cli/main.js` (a baseline measured in the same
+   *   run); default this checkout's. `options.nodeArgs`: options of the child's node (`--cpu-prof`).
+   */
+  static async start(
+    home: string,
+    outputFile: string,
+    adminPassword: string,
+    options: { main?: string; nodeArgs?: string[] } = {},
+  ): Promise<ServerProcess> {
     const port = await freePort();
-    const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+    const main = options.main ?? fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
     const output = openSync(outputFile, 'a');
     // LOG_LEVEL=warn: request logging at info would write a line per request and measure the logger.
     const child = spawn(
       process.execPath,
-      [main, 'serve', '--home', home, '--port', String(port), '--host', '127.0.0.1'],
+      [
+        ...(options.nodeArgs ?? []),
+        main,
+        'serve',
+        '--home',
+        home,
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+      ],
       {
         env: { ...process.env, SEARCH_ADMIN_PASSWORD: adminPassword, LOG_LEVEL: 'warn' },
         stdio: ['ignore', output, output],

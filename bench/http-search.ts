@@ -1,0 +1,518 @@
+/**
+ * Query serving (issue #19): what a query costs through HTTP next to what the engine spends
+ * on it, on the RFC corpus with the project's mixed query set (`MIXED_QUERIES`: words, AND,
+ * any-of, phrases, truncation, exclusion, a required word, a class), top 10 with the full
+ * result packet (summaries, click-tracking URLs, facets and spelling when due).
+ *
+ * Each repeat measures, in this order:
+ * 1. In-process, no HTTP, in this process over the same collection folder:
+ *    - `engine`: the `executeQuery` runs a search makes for the query (`planQuery`: the same
+ *      tree, filters, k, count threshold, statistics), nothing else;
+ *    - `service`: `SearchService.search`, the whole query processor without HTTP;
+ *    - `fts5`: SQLite FTS5 over the same pages (top 10 by bm25, then the matches counted up
+ *      to 10,000 as ours counts them), its nearest expression of each query.
+ * 2. Through HTTP, `pushsearch serve` in a child process, `GET /s/search.json`:
+ *    - 1 connection: every query of the set `--rounds` times, one after the other (p50, p90,
+ *      p99, queries/s);
+ *    - `--connections` (8) keep-alive connections sharing 4x as many requests (queries/s, p50).
+ *    With `--baseline-server PATH` (another build's `dist/src/cli/main.js`, e.g. main before a
+ *    change) the same is measured on it, in turn with ours, and the answers are compared.
+ * The table prints the medians over `--repeats` (3) of each figure, the ratios the issue sets
+ * as targets (HTTP p50 and p99 within 1.2x of the engine's; 8-connection queries/s at least
+ * 1.8x the 1-connection figure), and the C++ reference of the issue as a fixed line.
+ *
+ * The collection (and the FTS5 database) is built once under `--home` (default
+ * `bench/results/tmp/http-search-<pages>`) and reused by later runs with the same `--pages`;
+ * `--rebuild` starts over. `--cpu-prof DIR` runs the server with `node --cpu-prof` (one
+ * profile per server start).
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR]
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CollectionManager } from '../src/collection/collection-manager.js';
+import { silentPushLog } from '../src/collection/push-log.js';
+import { SearchHome } from '../src/collection/search-home.js';
+import type { Searcher } from '../src/index/searcher.js';
+import { statisticsFromGenerations } from '../src/query/collection-statistics.js';
+import { executeQuery } from '../src/query/execute-query.js';
+import { planQuery, type SearchParams } from '../src/search/run-search.js';
+import { SearchService } from '../src/search/search-service.js';
+import { Fts5Peer } from './lib/fts5-peer.js';
+import { sqliteUnavailable } from './lib/sqlite-available.js';
+import { formatMs, median, percentile, printTable, type TableRow } from './lib/measure.js';
+import { MIXED_QUERIES } from './lib/query-set.js';
+import { ServerProcess } from './lib/server-process.js';
+import {
+  corpusAvailable,
+  corpusMissingMessage,
+  readRfcCorpusBatches,
+  repositoryRoot,
+} from './lib/rfc-corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    pages: { type: 'string' },
+    repeats: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '8' },
+    home: { type: 'string' },
+    rebuild: { type: 'boolean', default: false },
+    'baseline-server': { type: 'string' },
+    'no-fts5': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+const COLLECTION = 'bench';
+const PASSWORD = 'bench-password-1';
+const TOP = 10;
+/** What our search counts exactly (`EXACT_COUNT_LIMIT`), and FTS5 is asked to count as far. */
+const COUNT_UP_TO = 10_000;
+/** Pages committed together while building (the default auto-commit's size is 10,000). */
+const BUILD_COMMIT_EVERY = 25_000;
+/** Requests in flight while building. */
+const BUILD_CONCURRENCY = 32;
+/** The C++ server of the issue, its own protocol, ids only, the same machine and corpus. */
+const REFERENCE = { p50: 0.5, p90: 1.8, p99: 11.9, qps1: 755, qps8: 1491, p50At8: 2.1 };
+
+const pagesWanted = values.pages === undefined ? undefined : Number(values.pages);
+const repeats = Number(values.repeats);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+if (!(repeats >= 1 && rounds >= 1 && connections >= 1) || (pagesWanted !== undefined && !(pagesWanted >= 1)))
+  throw new Error('--pages, --repeats, --rounds and --connections must be whole numbers >= 1');
+
+/** Latencies (ms) of one way of running the set, with the wall time of the whole pass. */
+interface Pass {
+  samples: number[];
+  wallMs: number;
+}
+
+/** The figures of one repeat of one server (or of the in-process ways). */
+type Figures = Record<string, number>;
+
+function paramsOf(text: string): SearchParams {
+  return {
+    collection: COLLECTION,
+    query: text,
+    startRank: 1,
+    numRanks: TOP,
+    fmo: false,
+    facetSelections: [],
+    ranges: [],
+  };
+}
+
+function summarize(prefix: string, pass: Pass, figures: Figures): void {
+  figures[`${prefix} p50`] = median(pass.samples);
+  figures[`${prefix} p90`] = percentile(pass.samples, 90);
+  figures[`${prefix} p99`] = percentile(pass.samples, 99);
+  figures[`${prefix} q/s`] = (pass.samples.length / pass.wallMs) * 1000;
+}
+
+// ---------------------------------------------------------------------------------------
+// Building the collection and the FTS5 database (once)
+
+interface Built {
+  pages: number;
+  fts5: boolean;
+}
+
+async function build(home: string): Promise<Built> {
+  rmSync(home, { recursive: true, force: true });
+  mkdirSync(home, { recursive: true });
+  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
+  manager.create(COLLECTION, 'push');
+  appendFileSync(
+    join(home, 'conf', COLLECTION, 'collection.cfg'),
+    'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n',
+  );
+  const collection = manager.collection(COLLECTION);
+  const started = performance.now();
+  let pages = 0;
+  let inFlight = new Set<Promise<unknown>>();
+  for await (const batch of readRfcCorpusBatches(pagesWanted === undefined ? {} : { limit: pagesWanted })) {
+    for (const page of batch) {
+      const put = collection.putDocument({
+        key: page.key,
+        content: Buffer.from(
+          `<!doctype html><html><head><title>${escapeHtml(page.title)}</title></head>` +
+            `<body><pre>${escapeHtml(page.text)}</pre></body></html>`,
+        ),
+        contentType: 'text/html; charset=utf-8',
+        metadata: {},
+      });
+      inFlight.add(put);
+      void put.finally(() => inFlight.delete(put));
+      if (inFlight.size >= BUILD_CONCURRENCY) await Promise.race(inFlight);
+      if (++pages % BUILD_COMMIT_EVERY === 0) {
+        await Promise.all(inFlight);
+        inFlight = new Set();
+        await collection.commit(true);
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`  ${pages} pages in ${seconds.toFixed(0)} s`);
+      }
+    }
+  }
+  await Promise.all(inFlight);
+  await collection.commit(true);
+  await collection.quiesce();
+  await manager.closeAll();
+  console.log(`  collection: ${pages} pages in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  let fts5 = false;
+  const unavailable = sqliteUnavailable();
+  if (unavailable !== undefined) console.log(`  fts5: skipped (${unavailable})`);
+  if (values['no-fts5'] !== true && unavailable === undefined) {
+    const peer = Fts5Peer.create(join(home, 'fts5'));
+    const stats = await peer.index(
+      (async function* () {
+        for await (const batch of readRfcCorpusBatches(
+          pagesWanted === undefined ? {} : { limit: pagesWanted },
+        ))
+          yield* batch;
+      })(),
+    );
+    peer.checkpoint();
+    peer.close();
+    fts5 = true;
+    console.log(`  fts5: ${stats.docs} pages in ${(stats.ms / 1000).toFixed(0)} s`);
+  }
+  const built = { pages, fts5 };
+  writeFileSync(join(home, 'http-search-built.json'), JSON.stringify(built));
+  return built;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+// ---------------------------------------------------------------------------------------
+// In-process
+
+async function measureInProcess(home: string, figures: Figures): Promise<void> {
+  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
+  const service = new SearchService(manager);
+  try {
+    const view = await service.openView(COLLECTION);
+    try {
+      const generations = view.members.flatMap((m) => [...m.searcher.generations]);
+      // Planned untimed (parsing, fresh statistics as a search makes them), then timed: the
+      // executeQuery runs alone.
+      const engine = timeSet((text) => {
+        const plan = planQuery(view, paramsOf(text), statisticsFromGenerations(generations));
+        return () => {
+          if (plan.ranked !== null) executeQuery(generations, plan.ranked.query, plan.ranked.options);
+          if (plan.fullyCount !== null)
+            executeQuery(generations, plan.fullyCount.query, plan.fullyCount.options);
+        };
+      });
+      summarize('engine', { samples: engine, wallMs: engine.reduce((a, b) => a + b, 0) }, figures);
+    } finally {
+      for (const member of view.members) (member.searcher as Searcher).release();
+    }
+    const serviceTimes: number[] = [];
+    for (const text of MIXED_QUERIES.map((q) => q.text)) await service.search(paramsOf(text)); // warm-up
+    const started = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      for (const query of MIXED_QUERIES) {
+        const t = performance.now();
+        await service.search(paramsOf(query.text));
+        serviceTimes.push(performance.now() - t);
+      }
+    }
+    summarize('service', { samples: serviceTimes, wallMs: performance.now() - started }, figures);
+  } finally {
+    await manager.closeAll();
+  }
+}
+
+/**
+ * Every query of the set `rounds` times after one untimed round: `prepare` (untimed) returns
+ * the work that is timed. The samples of all queries and rounds.
+ */
+function timeSet(prepare: (text: string) => () => unknown): number[] {
+  for (const query of MIXED_QUERIES) prepare(query.text)();
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const query of MIXED_QUERIES) {
+      const work = prepare(query.text);
+      const t = performance.now();
+      work();
+      samples.push(performance.now() - t);
+    }
+  }
+  return samples;
+}
+
+function measureFts5(home: string, figures: Figures): void {
+  const peer = Fts5Peer.open(join(home, 'fts5'));
+  try {
+    const samples = timeSet((text) => {
+      const match = MIXED_QUERIES.find((q) => q.text === text)!.fts5;
+      return () => {
+        peer.searchMatch(match, TOP);
+        peer.countMatchUpTo(match, COUNT_UP_TO);
+      };
+    });
+    summarize('fts5', { samples, wallMs: samples.reduce((a, b) => a + b, 0) }, figures);
+  } finally {
+    peer.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Through HTTP
+
+async function measureServer(
+  home: string,
+  label: string,
+  main: string | undefined,
+  figures: Figures,
+): Promise<Map<string, string>> {
+  const profile = values['cpu-prof'];
+  const server = await ServerProcess.start(home, join(home, `server-${label}.out`), PASSWORD, {
+    ...(main !== undefined ? { main } : {}),
+    ...(profile !== undefined ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] } : {}),
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  try {
+    const get = (text: string) => request(agent, server.port, text);
+    // Warm-up (starts the collection, lets V8 optimise); keeps each answer for the comparison.
+    const answers = new Map<string, string>();
+    for (let i = 0; i < 3; i++)
+      for (const query of MIXED_QUERIES) answers.set(query.text, fingerprint(await get(query.text)));
+    const one: number[] = [];
+    let started = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      for (const query of MIXED_QUERIES) {
+        const t = performance.now();
+        await get(query.text);
+        one.push(performance.now() - t);
+      }
+    }
+    summarize('http 1', { samples: one, wallMs: performance.now() - started }, figures);
+    const total = rounds * MIXED_QUERIES.length * 4;
+    const many: number[] = [];
+    let next = 0;
+    started = performance.now();
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (next < total) {
+          const query = MIXED_QUERIES[next++ % MIXED_QUERIES.length]!;
+          const t = performance.now();
+          await get(query.text);
+          many.push(performance.now() - t);
+        }
+      }),
+    );
+    summarize(`http ${connections}`, { samples: many, wallMs: performance.now() - started }, figures);
+    return answers;
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+/** `GET /s/search.json` for one query; resolves with the body, throws unless 200. */
+function request(agent: http.Agent, port: number, text: string): Promise<string> {
+  const query = new URLSearchParams({ collection: COLLECTION, query: text, num_ranks: String(TOP) });
+  return new Promise((resolveBody, reject) => {
+    const req = http.get(
+      { host: '127.0.0.1', port, path: `/s/search.json?${query.toString()}`, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === 200) resolveBody(body);
+          else
+            reject(
+              new Error(`search ${JSON.stringify(text)} answered ${res.statusCode}: ${body.slice(0, 300)}`),
+            );
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
+/** What two servers must answer alike: counts, spelling, and each result's key, score and summary. */
+function fingerprint(body: string): string {
+  const packet = (
+    JSON.parse(body) as {
+      response: {
+        resultPacket: {
+          resultsSummary: unknown;
+          spell: unknown;
+          results: { liveUrl: string; score: number; summary: string; title: string }[];
+        };
+      };
+    }
+  ).response.resultPacket;
+  return JSON.stringify({
+    summary: packet.resultsSummary,
+    spell: packet.spell,
+    results: packet.results.map((r) => [r.liveUrl, r.score, r.title, r.summary]),
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// The run
+
+async function main(): Promise<void> {
+  if (!corpusAvailable()) {
+    console.log(corpusMissingMessage());
+    return;
+  }
+  const label = pagesWanted === undefined ? 'all' : String(pagesWanted);
+  const home = resolve(
+    values.home ?? join(repositoryRoot(), 'bench', 'results', 'tmp', `http-search-${label}`),
+  );
+  const marker = join(home, 'http-search-built.json');
+  let built: Built;
+  if (values.rebuild !== true && existsSync(marker)) {
+    built = JSON.parse(readFileSync(marker, 'utf8')) as Built;
+    console.log(`http-search: reusing the collection of ${built.pages} pages in ${home}`);
+  } else {
+    console.log(`http-search: building the collection in ${home}...`);
+    built = await build(home);
+  }
+  const withFts5 = built.fts5 && values['no-fts5'] !== true && sqliteUnavailable() === undefined;
+  const baseline = values['baseline-server'];
+  const servers: { label: string; main: string | undefined }[] = [
+    { label: 'ours', main: undefined },
+    ...(baseline !== undefined ? [{ label: 'baseline', main: resolve(baseline) }] : []),
+  ];
+  console.log(
+    `${built.pages} pages, ${MIXED_QUERIES.length} queries, ${rounds} rounds, ${repeats} repeats, ` +
+      `${connections} connections; load average ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ')} on ${availableParallelism()} cores`,
+  );
+  const perRepeat = new Map<string, Figures[]>();
+  const add = (name: string, figures: Figures) =>
+    perRepeat.set(name, [...(perRepeat.get(name) ?? []), figures]);
+  let differing: string[] = [];
+  for (let r = 1; r <= repeats; r++) {
+    const inProcess: Figures = {};
+    await measureInProcess(home, inProcess);
+    if (withFts5) measureFts5(home, inProcess);
+    add('in-process', inProcess);
+    const answers = new Map<string, Map<string, string>>();
+    // The servers take turns, who goes first alternating with the repeat.
+    const order = r % 2 === 1 ? servers : [...servers].reverse();
+    for (const server of order) {
+      const figures: Figures = {};
+      answers.set(server.label, await measureServer(home, server.label, server.main, figures));
+      add(server.label, figures);
+    }
+    if (baseline !== undefined) {
+      const ours = answers.get('ours')!;
+      const theirs = answers.get('baseline')!;
+      differing = MIXED_QUERIES.map((q) => q.text).filter((text) => ours.get(text) !== theirs.get(text));
+    }
+    const o = perRepeat.get('ours')!.at(-1)!;
+    console.log(
+      `repeat ${r}: engine p50 ${formatMs(inProcess['engine p50']!)}, http p50 ${formatMs(o['http 1 p50']!)}, ` +
+        `1 connection ${o['http 1 q/s']!.toFixed(0)} q/s, ${connections} connections ${o[`http ${connections} q/s`]!.toFixed(0)} q/s`,
+    );
+  }
+  printResults(
+    perRepeat,
+    servers.map((s) => s.label),
+    withFts5,
+  );
+  if (baseline !== undefined) {
+    console.log(
+      differing.length === 0
+        ? `answers: all ${MIXED_QUERIES.length} queries answered alike by ours and the baseline (counts, spelling, keys, scores, titles, summaries)`
+        : `answers: ${differing.length} of ${MIXED_QUERIES.length} queries answered differently from the baseline: ${differing.join(' | ')}`,
+    );
+  }
+  console.log(
+    `load average at the end ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(
+        ' ',
+      )} on ${availableParallelism()} cores (the machine is shared: compare figures of one run only)`,
+  );
+}
+
+function printResults(perRepeat: Map<string, Figures[]>, servers: string[], withFts5: boolean): void {
+  const med = (name: string, figure: string): number => median(perRepeat.get(name)!.map((f) => f[figure]!));
+  const ms = (v: number) => formatMs(v);
+  const qps = (v: number) => v.toFixed(0);
+  const rows: TableRow[] = [];
+  const row = (what: string, p50: number, p90: number, p99: number, q1: number, qN?: number, p50N?: number) =>
+    rows.push({
+      what,
+      p50: ms(p50),
+      p90: ms(p90),
+      p99: ms(p99),
+      'q/s (1)': qps(q1),
+      [`q/s (${connections})`]: qN === undefined ? '' : qps(qN),
+      [`p50 (${connections})`]: p50N === undefined ? '' : ms(p50N),
+    });
+  const fig = (name: string, prefix: string) =>
+    [`${prefix} p50`, `${prefix} p90`, `${prefix} p99`, `${prefix} q/s`].map((f) => med(name, f)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+  row('engine in-process (executeQuery only)', ...fig('in-process', 'engine'));
+  row('query processor in-process (SearchService)', ...fig('in-process', 'service'));
+  for (const server of servers) {
+    const [p50, p90, p99, q1] = fig(server, 'http 1');
+    row(
+      `${server === 'ours' ? 'ours' : 'baseline'} through HTTP /s/search.json`,
+      p50,
+      p90,
+      p99,
+      q1,
+      med(server, `http ${connections} q/s`),
+      med(server, `http ${connections} p50`),
+    );
+  }
+  if (withFts5) row('SQLite FTS5 in-process (top 10 + count)', ...fig('in-process', 'fts5'));
+  rows.push({
+    what: 'C++ reference of the issue (own protocol, ids only)',
+    p50: ms(REFERENCE.p50),
+    p90: ms(REFERENCE.p90),
+    p99: ms(REFERENCE.p99),
+    'q/s (1)': qps(REFERENCE.qps1),
+    [`q/s (${connections})`]: `${qps(REFERENCE.qps8)} (8)`,
+    [`p50 (${connections})`]: `${ms(REFERENCE.p50At8)} (8)`,
+  });
+  console.log(`\nmedians of ${perRepeat.get('ours')!.length} repeats:`);
+  printTable(rows);
+  const targets: TableRow[] = [];
+  for (const server of servers) {
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+    targets.push({
+      server,
+      'HTTP p50 / engine p50 (target <= 1.2x)': ratio(
+        med(server, 'http 1 p50'),
+        med('in-process', 'engine p50'),
+      ),
+      'HTTP p99 / engine p99 (target <= 1.2x)': ratio(
+        med(server, 'http 1 p99'),
+        med('in-process', 'engine p99'),
+      ),
+      [`q/s ${connections} conn / 1 conn (target >= 1.8x)`]: ratio(
+        med(server, `http ${connections} q/s`),
+        med(server, 'http 1 q/s'),
+      ),
+      'HTTP p50 / C++ p50': ratio(med(server, 'http 1 p50'), REFERENCE.p50),
+    });
+  }
+  console.log('');
+  printTable(targets);
+}
+
+await main();

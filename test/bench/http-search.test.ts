@@ -1,0 +1,70 @@
+/**
+ * The serving benchmark end to end on a few hundred pages of the RFC corpus (skipped when
+ * the corpus is absent): it builds its collection once and reuses it, measures every way of
+ * running the mixed set (engine, query processor, HTTP at 1 and 2 connections), prints the
+ * ratios the issue targets and the fixed reference line, and with `--baseline-server`
+ * compares the answers of two servers (here the same build twice: every answer alike).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { corpusAvailable } from '../../bench/lib/rfc-corpus.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'bench-http-search-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+function run(args: string[]): Promise<{ code: number | null; output: string }> {
+  const script = fileURLToPath(new URL('../../bench/http-search.js', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+const skip = corpusAvailable() ? false : 'the RFC corpus is not there (see bench/lib/rfc-corpus.ts)';
+
+void describe('http-search benchmark', { skip }, () => {
+  void it('measures engine, query processor and HTTP on one collection, built once and reused', async () => {
+    const home = join(scratch, 'home');
+    const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+    const common = [
+      '--pages',
+      '300',
+      '--repeats',
+      '1',
+      '--rounds',
+      '1',
+      '--connections',
+      '2',
+      '--home',
+      home,
+    ];
+    const first = await run([...common, '--baseline-server', main]);
+    assert.equal(first.code, 0, first.output);
+    assert.match(first.output, /building the collection/);
+    for (const row of [
+      /engine in-process \(executeQuery only\) +\d/,
+      /query processor in-process \(SearchService\) +\d/,
+      /ours through HTTP \/s\/search\.json +\d/,
+      /baseline through HTTP \/s\/search\.json +\d/,
+      /C\+\+ reference of the issue .* 0\.500 ms .* 1491 \(8\)/,
+      /HTTP p50 \/ engine p50 \(target <= 1\.2x\)/,
+      /q\/s 2 conn \/ 1 conn \(target >= 1\.8x\)/,
+    ])
+      assert.match(first.output, row);
+    assert.match(first.output, /answers: all \d+ queries answered alike by ours and the baseline/);
+
+    const second = await run(common);
+    assert.equal(second.code, 0, second.output);
+    assert.match(second.output, /reusing the collection of 300 pages/);
+    assert.doesNotMatch(second.output, /baseline through HTTP/);
+  });
+});
