@@ -28,6 +28,7 @@ import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
 import { installCors, readCorsOrigins } from './cors.js';
 import { errorReply } from './error-reply.js';
+import { faviconRoute } from './favicon.js';
 import { healthRoutes } from './health.js';
 import { landingPageRoutes } from './landing-page.js';
 import { installMetrics, readMetricsPublic } from './metrics.js';
@@ -196,15 +197,17 @@ async function buildOnLockedHome(
   // Before every documented route: the OpenAPI document collects routes as they are registered.
   await registerOpenApi(app);
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.
-  installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
+  const metrics = installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
   await installCors(app, readCorsOrigins(home));
+  // Every page's icon, the browser's default request included.
+  await app.register(faviconRoute);
   await app.register(healthRoutes, { manager });
   landingPageRoutes(app);
 
   // The API UI and the admin UI at /search/admin/.
   const uiSessions = new UiSessions(auth);
   await registerApiUi(app, { sessions: uiSessions });
-  await app.register(adminUi, { manager, sessions: uiSessions });
+  await app.register(adminUi, { manager, sessions: uiSessions, metrics });
 
   for (const prefix of PUSH_API_PREFIXES) {
     await app.register(pushApi, {

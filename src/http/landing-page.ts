@@ -20,7 +20,8 @@ export function landingPageRoutes(app: FastifyInstance): void {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>pushsearch</title>
-        <link rel="stylesheet" href="/search/admin/admin.css" />
+        <link rel="icon" type="image/svg+xml" href="/favicon.ico" />
+        <link rel="stylesheet" href="/search/admin/assets/admin.css" />
       </head>
       <body>
         <main>

@@ -22,13 +22,16 @@ export const DOCUMENTED_METADATA_NAMES: readonly string[] = Object.freeze([
   'Date',
 ]);
 
-/** Examples of parameters, by name (wherever a route has one of that name). */
+/**
+ * Examples of parameters, by name (wherever a route has one of that name). Swagger UI fills
+ * examples into "try it out", so an optional parameter that changes the answer (filters,
+ * fmo, gscope1, metadata) has none: its description gives one instead.
+ */
 const PARAMETER_EXAMPLES: Record<string, string> = {
   collection: 'docs',
   key: 'https://example.com/guide/install',
   target: 'https://example.com/guide/setup',
   name: 'nightly',
-  filters: 'Html',
   'vacuum-type': 'MERGE',
 };
 
@@ -294,8 +297,7 @@ function documented(
           `X-Service-Push-Metadata-${name}`,
           {
             type: 'string',
-            description: `Metadata ${name}. Any X-Service-Push-Metadata-{name} header adds metadata {name} (names keep their case; repeat a header for several values); the default metamap.cfg maps the ones listed here.`,
-            examples: [METADATA_EXAMPLES[name]],
+            description: `Metadata ${name}, e.g. "${METADATA_EXAMPLES[name]}". Any X-Service-Push-Metadata-{name} header adds metadata {name} (names keep their case; repeat a header for several values); the default metamap.cfg maps the ones listed here.`,
           },
         ]),
       ),

@@ -85,12 +85,9 @@ const SEARCH_QUERYSTRING = {
       description: `Results per page (default ${DEFAULT_NUM_RANKS}, at most ${MAX_NUM_RANKS}).`,
       examples: [10],
     },
-    fmo: { type: 'string', description: '"on": fully matching results only.', examples: ['on'] },
-    gscope1: {
-      type: 'string',
-      description: 'Only documents of this gscope (gscopes.cfg).',
-      examples: ['manuals'],
-    },
+    // No examples: Swagger UI fills them into "try it out", and these narrow the answer.
+    fmo: { type: 'string', description: '"on": fully matching results only.' },
+    gscope1: { type: 'string', description: 'Only documents of this gscope (gscopes.cfg), e.g. manuals.' },
   },
   required: ['collection'],
 } as const;
@@ -456,6 +453,6 @@ function htmlHeaders(reply: FastifyReply): void {
     .header('referrer-policy', 'strict-origin-when-cross-origin')
     .header(
       'content-security-policy',
-      `default-src 'none'; style-src ${PAGE_STYLE_SOURCE}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; style-src ${PAGE_STYLE_SOURCE}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     );
 }

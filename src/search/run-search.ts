@@ -11,6 +11,7 @@ import type { StoredRecord } from '../index/document.js';
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
 import type { Schema } from '../index/schema.js';
 import { statisticsFromGenerations, type CollectionStatistics } from '../query/collection-statistics.js';
+import { explainQuery, type Explanation, type ExplainOptions } from '../query/explain-query.js';
 import { executeQuery, type ExecuteOptions } from '../query/execute-query.js';
 import { inSet, matchSet } from '../query/match-set.js';
 import { parseQuery, type ParsedQuery } from '../query/parser/parse-query.js';
@@ -166,12 +167,15 @@ export function planQuery(view: SearchView, params: SearchParams, stats: Collect
 
 /**
  * Runs a search over a view: the ranked query, query-independent evidence, the page of
- * results with summaries, facets and "did you mean". Pure: reads only the view.
+ * results with summaries, facets and "did you mean". Pure: reads only the view. Given
+ * `explanations`, it receives why each result of the page scored what it did (the admin UI's
+ * query tester; see {@link explainHit}).
  */
 export function runSearch(
   view: SearchView,
   params: SearchParams,
   clickTrackingUrl: ClickTrackingUrl,
+  explanations?: Explanation[],
 ): SearchResponse {
   const generations: GenerationView[] = [];
   const owner: { member: SearchMember; local: number }[] = [];
@@ -204,6 +208,13 @@ export function runSearch(
   const queryTerms = new Set(parsed.terms.map((t) => t.term));
   const summaryAnalyzer = view.schema.analyzerFor('body');
   const page = hits.slice(start - 1, pageEnd);
+  if (explanations !== undefined && plan.ranked !== null) {
+    const ranked = plan.ranked;
+    for (const hit of page)
+      explanations.push(
+        explainHit(generations[hit.generationIndex]!, hit, ranked.query, { scoring, stats }, plan),
+      );
+  }
   const results = page.map((hit, i): SearchResult => {
     const { member, local } = owner[hit.generationIndex]!;
     const record = member.searcher.stored(local, hit.docId);
@@ -431,4 +442,34 @@ function gscopesOf(view: GenerationView, docId: number, settings: CollectionSett
     if (postings !== null && postings.advance(docId) === docId) out.push(id);
   }
   return out;
+}
+
+/** A hit's score explained: the text score (`explainQuery`) plus the evidence {@link rerank} adds. */
+function explainHit(
+  view: GenerationView,
+  hit: { docId: number; score: number },
+  query: Query,
+  options: ExplainOptions,
+  weights: { qieWeight: number; clickWeight: number },
+): Explanation {
+  const text = explainQuery(view, hit.docId, query, options);
+  const details: Explanation[] = [{ ...text, description: `text (BM25F): ${text.description}` }];
+  const boosted = weights.qieWeight > 0 || weights.clickWeight > 0;
+  const qie = view.numericValues(QIE_FIELD)?.[hit.docId];
+  if (boosted && qie !== undefined && !Number.isNaN(qie))
+    details.push({
+      value: weights.qieWeight * qie,
+      matched: true,
+      description: `evidence: query-independent (qie.cfg) ${qie} × weight ${weights.qieWeight}`,
+      details: [],
+    });
+  const clicks = view.numericValues(CLICK_SCORE_FIELD)?.[hit.docId];
+  if (boosted && clicks !== undefined && !Number.isNaN(clicks))
+    details.push({
+      value: weights.clickWeight * Math.log1p(clicks),
+      matched: true,
+      description: `evidence: clicks ln(1 + ${clicks}) × weight ${weights.clickWeight}`,
+      details: [],
+    });
+  return { value: hit.score, matched: true, description: 'score', details };
 }

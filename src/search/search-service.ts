@@ -7,6 +7,7 @@ import { collectionTypeOf, metaMembersOf } from '../collection/collection-settin
 import { indexSchemaFor } from '../collection/index-schema.js';
 import { Schema, type SchemaOptions } from '../index/schema.js';
 import type { Searcher } from '../index/searcher.js';
+import type { Explanation } from '../query/explain-query.js';
 import { runSearch, type SearchMember, type SearchParams, type SearchView } from './run-search.js';
 import type { SearchResponse } from './result-packet.js';
 
@@ -44,11 +45,31 @@ export class SearchService {
   }
 
   async search(params: SearchParams): Promise<SearchResponse> {
+    return (await this.run(params, undefined)).response;
+  }
+
+  /**
+   * {@link search}, and why each result of the page ranks where it does (the admin UI's
+   * query tester): the engine's explanation of its text score and the evidence added to it.
+   */
+  async explain(params: SearchParams): Promise<{ response: SearchResponse; explanations: Explanation[] }> {
+    const explanations: Explanation[] = [];
+    return { response: (await this.run(params, explanations)).response, explanations };
+  }
+
+  private async run(
+    params: SearchParams,
+    explanations: Explanation[] | undefined,
+  ): Promise<{ response: SearchResponse }> {
     const view = await this.openView(params.collection);
     try {
-      return runSearch(view, params, (collection, url, rank, query) =>
-        this.clickTrackingUrl(collection, url, rank, query),
+      const response = runSearch(
+        view,
+        params,
+        (collection, url, rank, query) => this.clickTrackingUrl(collection, url, rank, query),
+        explanations,
       );
+      return { response };
     } finally {
       for (const member of view.members) (member.searcher as Searcher).release();
     }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { formatBytes, formatNumber } from '../../src/http/admin-ui/html.js';
 import { ADMIN_PASSWORD, basicAuth, testApp, type TestApp } from '../http/helpers.js';
 
 /** A logged-in browser: its cookie and the CSRF token of its pages. */
@@ -219,8 +220,21 @@ describe('admin UI', () => {
     assert.match(list.body, /href="\/search\/admin\/collections\/news"/);
     const taken = await post(app, admin, '/search/admin/collections', { name: 'news', type: 'push' });
     assert.equal(taken.statusCode, 409);
-    assert.equal((await post(app, admin, '/search/admin/collections/all/delete', {})).statusCode, 200);
-    assert.equal((await post(app, admin, '/search/admin/collections/news/delete', {})).statusCode, 200);
+    // Without confirmed=1 (the page's script adds it after a dialog), a page asks first.
+    const ask = await post(app, admin, '/search/admin/collections/all/delete', {});
+    assert.equal(ask.statusCode, 200);
+    assert.match(ask.body, /Delete collection all with all its documents/);
+    assert.match(tight(ask.body), /<input type="hidden" name="confirmed" value="1" \/>/);
+    assert.equal(app.manager.exists('all'), true, 'nothing deleted before the confirmation');
+    assert.equal(
+      (await post(app, admin, '/search/admin/collections/all/delete', { confirmed: '1' })).statusCode,
+      200,
+    );
+    assert.equal(app.manager.exists('all'), false);
+    assert.equal(
+      (await post(app, admin, '/search/admin/collections/news/delete', { confirmed: '1' })).statusCode,
+      200,
+    );
     assert.equal(app.manager.exists('news'), false);
   });
 
@@ -248,6 +262,11 @@ describe('admin UI', () => {
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /vacuum MERGE started/);
     page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'reindex' });
+    assert.match(page.body, /Re-index every stored document of docs\?/, 'asks first');
+    page = await post(app, admin, '/search/admin/collections/docs/action', {
+      action: 'reindex',
+      confirmed: '1',
+    });
     assert.ok(page.statusCode === 200 || page.statusCode === 409, page.body);
     // Let the vacuum finish before stopping.
     for (let i = 0; i < 200 && app.manager.collection('docs').stateView().vacuum?.state === 'RUNNING'; i++)
@@ -255,7 +274,7 @@ describe('admin UI', () => {
     page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'stop' });
     assert.equal(page.statusCode, 200, page.body);
     assert.equal(app.manager.collection('docs').state, 'STOPPED');
-    assert.match(tight(page.body), /<th>State<\/th><td>STOPPED<\/td>/);
+    assert.match(tight(page.body), /<th>State<\/th><td><span class="badge STOPPED">STOPPED<\/span><\/td>/);
 
     app.manager.log.error(
       { collection: 'docs', err: { message: 'merge failed: <b>disk full</b>', code: 'IO' } },
@@ -265,6 +284,109 @@ describe('admin UI', () => {
     page = await get(app, admin, '/search/admin/collections/docs');
     assert.match(page.body, /IO: merge failed: &#60;b&#62;disk full&#60;\/b&#62;/);
     assert.ok(!page.body.includes('not for docs'));
+    // Info lines are events, not errors.
+    app.manager.log.info({ collection: 'docs' }, 'anchor text rebuilt');
+    page = await get(app, admin, '/search/admin/collections/docs');
+    const body = tight(page.body);
+    const errors = body.slice(body.indexOf('Last errors'), body.indexOf('Recent events'));
+    const events = body.slice(body.indexOf('Recent events'));
+    assert.match(errors, /disk full/);
+    assert.ok(!errors.includes('anchor text rebuilt'), 'no info line under Last errors');
+    assert.match(events, /<td class="level-info">info<\/td><td>anchor text rebuilt<\/td>/);
+    // Links to the collection's search page, document browser and query tester.
+    assert.match(body, /href="\/s\/search.html\?collection=docs"/);
+    assert.match(body, /href="\/search\/admin\/collections\/docs\/documents"/);
+  });
+
+  it('shows counts with thousands separators and sizes in KiB/MiB', () => {
+    assert.equal(formatNumber(20000), '20,000');
+    assert.equal(formatNumber(1234567), '1,234,567');
+    assert.equal(formatNumber(undefined), '');
+    assert.equal(formatBytes(3 * 1024 * 1024).value, '<span title="3,145,728 bytes">3.0 MiB</span>');
+  });
+
+  it('serves its assets from our origin: stylesheet, script, uPlot, favicon; the policy admits only those', async () => {
+    for (const [name, type] of [
+      ['admin.css', 'text/css'],
+      ['admin.js', 'text/javascript'],
+      ['uPlot.iife.min.js', 'text/javascript'],
+      ['uPlot.min.css', 'text/css'],
+      ['favicon.svg', 'image/svg+xml'],
+    ]) {
+      const asset = await app.app.inject({ method: 'GET', url: `/search/admin/assets/${name}` });
+      assert.equal(asset.statusCode, 200, name);
+      assert.ok(String(asset.headers['content-type']).startsWith(type), name);
+    }
+    assert.equal(
+      (await app.app.inject({ method: 'GET', url: '/search/admin/assets/nope.js' })).statusCode,
+      404,
+    );
+    const icon = await app.app.inject({ method: 'GET', url: '/favicon.ico' });
+    assert.equal(icon.statusCode, 200);
+    assert.match(String(icon.headers['content-type']), /^image\/svg\+xml/);
+    const page = await get(app, admin, '/search/admin/');
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /script-src 'self';/);
+    assert.ok(!/unsafe-inline|unsafe-eval|https?:/.test(csp), csp);
+    assert.ok(!/<script>/.test(page.body), 'no inline script');
+    assert.ok(!/https?:\/\//.test(page.body), 'nothing from another origin');
+  });
+
+  it('browses a document: stored content, metadata, staged then committed', async () => {
+    const key = 'http://example.com/browse';
+    const put = await app.app.inject({
+      method: 'PUT',
+      url: `/push-api/v1/collections/docs/documents?key=${encodeURIComponent(key)}`,
+      headers: { 'content-type': 'text/html', 'x-service-push-metadata-Author': 'Ann <Example>' },
+      payload: '<html><title>Browse me</title><body>Paper <b>lanterns</b></body></html>',
+    });
+    assert.equal(put.statusCode, 200);
+    let page = await get(
+      app,
+      admin,
+      `/search/admin/collections/docs/documents?key=${encodeURIComponent(key)}`,
+    );
+    assert.equal(page.statusCode, 200, page.body);
+    let body = tight(page.body);
+    assert.match(body, /class="badge staged"\s*>staged/);
+    assert.match(body, /<th>author<\/th><td>Ann &#60;Example&#62;<\/td>/i);
+    assert.match(body, /<pre>&#60;html&#62;&#60;title&#62;Browse me/);
+    await app.app.inject({ method: 'POST', url: '/push-api/v1/collections/docs/commit' });
+    page = await get(app, admin, `/search/admin/collections/docs/documents?key=${encodeURIComponent(key)}`);
+    body = tight(page.body);
+    assert.match(body, /class="badge committed"\s*>committed/);
+    const absent = await get(
+      app,
+      admin,
+      '/search/admin/collections/docs/documents?key=http://example.com/none',
+    );
+    assert.equal(absent.statusCode, 404);
+    assert.match(absent.body, /no document with key http:\/\/example.com\/none/);
+  });
+
+  it('explains a ranking in the query tester: BM25F parts, tier, evidence', async () => {
+    for (const [key, text] of [
+      ['http://example.com/both', 'paper lanterns glow'],
+      ['http://example.com/one', 'paper boats float'],
+    ]) {
+      await app.app.inject({
+        method: 'PUT',
+        url: `/push-api/v1/collections/docs/documents?key=${encodeURIComponent(key)}`,
+        headers: { 'content-type': 'text/plain' },
+        payload: text,
+      });
+    }
+    await app.app.inject({ method: 'POST', url: '/push-api/v1/collections/docs/commit' });
+    const page = await get(app, admin, '/search/admin/collections/docs/query?query=paper+lanterns');
+    assert.equal(page.statusCode, 200, page.body);
+    const body = tight(page.body);
+    const both = body.indexOf('http://example.com/both');
+    const one = body.indexOf('http://example.com/one');
+    assert.ok(both > 0 && one > both, 'the document with both words first');
+    assert.match(body, /tier 2/);
+    assert.match(body, /tier: 2 of 2 clauses matched/);
+    assert.match(body, /idf = ln\(1 \+ \(N - df \+ 0.5\) \/ \(df \+ 0.5\)\)/);
+    assert.match(body, /field body: weight 1 × tf 1/);
   });
 
   it('validates configuration files: a bad line is shown with its number and nothing is written', async () => {
@@ -341,6 +463,9 @@ describe('admin UI', () => {
     });
     assert.equal(short.statusCode, 400);
     page = await post(app, admin, '/search/admin/users/pusher/delete', {});
+    assert.match(page.body, /Delete user pusher\?/, 'asks first');
+    assert.ok(app.auth.users.get('pusher'));
+    page = await post(app, admin, '/search/admin/users/pusher/delete', { confirmed: '1' });
     assert.equal(page.statusCode, 200);
     assert.equal(app.auth.users.get('pusher'), undefined);
   });
@@ -372,6 +497,9 @@ describe('admin UI', () => {
     let page = await get(app, admin, '/search/admin/system');
     assert.match(page.body, /NOT_STARTED/);
     page = await post(app, admin, '/search/admin/system/prepare-upgrade', {});
+    assert.match(page.body, /Please confirm/);
+    assert.equal(app.manager.upgradeStatus(), undefined, 'nothing started before the confirmation');
+    page = await post(app, admin, '/search/admin/system/prepare-upgrade', { confirmed: '1' });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /prepare for upgrade started/);
     assert.notEqual(app.manager.upgradeStatus(), undefined);

@@ -11,6 +11,7 @@ const ALLOWED_ELEMENTS = new Set([
   'head',
   'meta',
   'title',
+  'link', // only the icon, from our own origin (checked in assertInert)
   'style',
   'body',
   'a',
@@ -93,6 +94,10 @@ function parsePage(html: string): ParsedPage {
 function assertInert(page: ParsedPage): void {
   for (const element of page.elements) {
     assert.ok(ALLOWED_ELEMENTS.has(element.name), `unexpected <${element.name}>`);
+    if (element.name === 'link') {
+      assert.equal(element.attributes.rel, 'icon');
+      assert.match(element.attributes.href ?? '', /^\/[^/]/, 'the icon comes from our origin');
+    }
     for (const [name, value] of Object.entries(element.attributes)) {
       assert.ok(!name.startsWith('on'), `event handler attribute ${name}`);
       if (name === 'href' || name === 'action')

@@ -2,20 +2,28 @@ import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CollectionManager } from '../../collection/collection-manager.js';
 import { SearchError } from '../../errors.js';
+import type { Explanation } from '../../query/explain-query.js';
+import { tierOf } from '../../query/explain-query.js';
+import { SearchService } from '../../search/search-service.js';
 import { ADMIN_PERMISSION, PERMISSIONS } from '../../security/permissions.js';
 import { errorReply } from '../error-reply.js';
+import type { ServiceMetrics } from '../metrics.js';
+import { ADMIN_CSS, ADMIN_SCRIPT, ASSET_PATH, FAVICON_SVG, uplotAssets } from './admin-assets.js';
 import {
   ADMIN_CSP,
-  ADMIN_CSS,
   csrfField,
+  formatBytes,
+  formatNumber,
   html,
   page,
   postButton,
   RawHtml,
   type Notice,
   type PageContext,
+  type PageOptions,
 } from './html.js';
-import { lastErrors } from './push-log-tail.js';
+import { MetricsHistory } from './metrics-history.js';
+import { lastErrors, lastEvents, type PushLogEntry } from './push-log-tail.js';
 import { SESSION_PATH, type UiSession, type UiSessions } from './ui-session.js';
 import { plural } from '../../plural.js';
 
@@ -23,13 +31,16 @@ import { plural } from '../../plural.js';
 export interface AdminUiOptions {
   manager: CollectionManager;
   sessions: UiSessions;
+  /** The server's metrics, which the collections page charts (no charts without). */
+  metrics?: ServiceMetrics;
 }
 
 type Form = Record<string, string | string[]>;
 type ApiAnswer = { status: number; body: Record<string, unknown> };
 
 const CONFIG_FILES = ['collection.cfg', 'metamap.cfg', 'xml.cfg', 'gscopes.cfg', 'qie.cfg'] as const;
-const PUBLIC_PATHS = new Set([`${SESSION_PATH}/login`, `${SESSION_PATH}/admin.css`]);
+/** Shown raw in the document browser up to this many bytes. */
+const SHOWN_CONTENT_BYTES = 256 * 1024;
 /** Five configuration files of up to 1 MiB each, form-encoded. */
 const CONFIG_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -48,11 +59,19 @@ const sessionsOfRequests = new WeakMap<FastifyRequest, UiSession>();
  *   see {@link crossSiteLogin}).
  * - Actions run through the push and admin APIs themselves (`inject` with the session's
  *   token): the same validation, permissions and errors as for API clients.
- * - Every value shown is HTML-escaped; the policy (`Content-Security-Policy`) allows no
- *   script at all.
+ * - Destructive actions (deleting a collection or a user, revoking tokens, RE_INDEX, prepare
+ *   for upgrade) run only with `confirmed=1` in the form: the page's script asks in a dialog
+ *   and adds it; without the script the server answers a confirmation page first.
+ * - Every value shown is HTML-escaped; the policy (`Content-Security-Policy`) admits scripts,
+ *   styles and fetches from our origin only: the admin script and uPlot under `assets/`,
+ *   which draw the charts of the metrics history (`metrics-history.ts`) on the collections page.
  */
 export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Promise<void> {
   const { manager, sessions } = options;
+  const uplot = uplotAssets();
+  const history = options.metrics === undefined ? undefined : new MetricsHistory(options.metrics.registry);
+  history?.start();
+  app.addHook('onClose', async () => history?.stop());
 
   await app.register(fastifyCookie);
 
@@ -75,7 +94,8 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
       .header('x-frame-options', 'DENY')
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
-      .header('cache-control', 'no-store');
+      .header('cache-control', reply.getHeader('x-asset') === 'true' ? 'public, max-age=3600' : 'no-store');
+    reply.removeHeader('x-asset');
     return payload;
   });
 
@@ -96,7 +116,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   // Session, then CSRF, then permission: in that order, so that nothing runs for a forged form.
   app.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (PUBLIC_PATHS.has(path)) return;
+    if (path === `${SESSION_PATH}/login` || path.startsWith(`${ASSET_PATH}/`)) return;
     const session = await sessions.sessionOf(request);
     if (session === undefined) {
       if (request.method === 'GET')
@@ -178,9 +198,45 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   // ---------------------------------------------------------------------------------------
   // Assets and session
 
-  app.get(`${SESSION_PATH}/admin.css`, async (_request, reply) =>
-    reply.type('text/css; charset=utf-8').send(ADMIN_CSS),
-  );
+  const assets: Record<string, [string, string]> = {
+    'admin.css': ['text/css; charset=utf-8', ADMIN_CSS],
+    'admin.js': ['text/javascript; charset=utf-8', ADMIN_SCRIPT],
+    'uPlot.min.css': ['text/css; charset=utf-8', uplot.css],
+    'uPlot.iife.min.js': ['text/javascript; charset=utf-8', uplot.script],
+    'favicon.svg': ['image/svg+xml', FAVICON_SVG],
+  };
+  app.get<{ Params: { name: string } }>(`${ASSET_PATH}/:name`, async (request, reply) => {
+    const asset = assets[request.params.name];
+    if (asset === undefined) throw new SearchError('NOT_FOUND', `no asset ${request.params.name}`);
+    // The onSend hook says no-store for pages; assets may be cached for a while.
+    return reply.type(asset[0]).header('x-asset', 'true').send(asset[1]);
+  });
+
+  /**
+   * Unless the form carries `confirmed=1`, answers the page that asks (nothing has run);
+   * undefined when the action may go ahead.
+   */
+  const unconfirmed = (
+    request: FastifyRequest<{ Body: Form }>,
+    reply: FastifyReply,
+    question: string,
+    back: string,
+  ): FastifyReply | undefined => {
+    if (field(request.body, 'confirmed') === '1') return undefined;
+    const context = contextOf(request);
+    const fields: Record<string, string> = { confirmed: '1' };
+    for (const [name, value] of Object.entries(request.body ?? {}))
+      if (name !== '_csrf' && name !== 'confirmed')
+        fields[name] = Array.isArray(value) ? (value[0] ?? '') : value;
+    const content = html`<section class="panel">
+      <p>${question}</p>
+      <p>
+        ${postButton(context, request.url, 'Yes, go ahead', fields, { danger: true })}
+        <a href="${back}">Cancel</a>
+      </p>
+    </section>`;
+    return htmlReply(reply, 200, page('Please confirm', context, content));
+  };
 
   app.get<{ Querystring: { next?: string } }>(`${SESSION_PATH}/login`, async (request, reply) =>
     htmlReply(reply, 200, loginPage(safeNext(request.query.next))),
@@ -215,22 +271,60 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
 
   const collectionsPage = (request: FastifyRequest, reply: FastifyReply, status = 200, notice?: Notice) => {
     const context = contextOf(request);
-    const rows = manager.list().map(
-      (c) =>
-        html`<tr>
-          <td><a href="/search/admin/collections/${encodeURIComponent(c.name)}">${c.name}</a></td>
-          <td>${c.type}</td>
-          <td>${c.state}</td>
-          <td>${c.documents ?? ''}</td>
-          <td>${c.generations ?? ''}</td>
-          <td>${c.stagedChanges ?? ''}</td>
-          <td>${(c.members ?? []).join(', ')}</td>
-          <td>
-            ${postButton(context, `/search/admin/collections/${encodeURIComponent(c.name)}/delete`, 'Delete', {}, true)}
-          </td>
-        </tr>`,
-    );
-    const content = html`<table>
+    const rows = manager.list().map((c) => {
+      const base = `/search/admin/collections/${encodeURIComponent(c.name)}`;
+      return html`<tr>
+        <td><a href="${base}">${c.name}</a></td>
+        <td>${c.type}</td>
+        <td><span class="badge ${c.state}">${c.state}</span></td>
+        <td class="num">${formatNumber(c.documents)}</td>
+        <td class="num">${formatNumber(c.generations)}</td>
+        <td class="num">${formatNumber(c.stagedChanges)}</td>
+        <td>${(c.members ?? []).join(', ')}</td>
+        <td class="actions">
+          <a href="${searchPageOf(c.name)}">Search</a>
+          ${postButton(
+            context,
+            `${base}/delete`,
+            'Delete',
+            {},
+            {
+              danger: true,
+              confirm: `Delete collection ${c.name}${c.type === 'push' ? ' with all its documents and snapshots' : ''}? This cannot be undone.`,
+            },
+          )}
+        </td>
+      </tr>`;
+    });
+    const charts =
+      history === undefined
+        ? ''
+        : html`<section class="charts" aria-label="Ingest and query rates">
+            <div class="chart">
+              <h2>Ingest: documents/s and latency</h2>
+              <div
+                data-chart="ingest"
+                data-source="${SESSION_PATH}/metrics-history.json"
+                role="img"
+                aria-label="Ingest chart"
+              >
+                <p class="note">Loading the chart (it needs scripts)…</p>
+              </div>
+            </div>
+            <div class="chart">
+              <h2>Queries: queries/s and latency</h2>
+              <div
+                data-chart="queries"
+                data-source="${SESSION_PATH}/metrics-history.json"
+                role="img"
+                aria-label="Queries chart"
+              >
+                <p class="note">Loading the chart (it needs scripts)…</p>
+              </div>
+            </div>
+          </section>`;
+    const content = html`${charts}
+      <table>
         <caption>
           Collections (counts while running)
         </caption>
@@ -239,15 +333,21 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
             <th>Name</th>
             <th>Type</th>
             <th>State</th>
-            <th>Documents</th>
-            <th>Generations</th>
-            <th>Staged changes</th>
+            <th class="num">Documents</th>
+            <th class="num">Generations</th>
+            <th class="num">Staged changes</th>
             <th>Members</th>
             <th></th>
           </tr>
         </thead>
         <tbody>
-          ${rows}
+          ${
+            rows.length === 0
+              ? html`<tr>
+                  <td colspan="8" class="empty">No collection yet: create one below.</td>
+                </tr>`
+              : rows
+          }
         </tbody>
       </table>
       <form method="post" action="/search/admin/collections">
@@ -266,11 +366,26 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
           <button type="submit">Create</button>
         </fieldset>
       </form>`;
-    return htmlReply(reply, status, page('Collections', context, content, notice));
+    return htmlReply(
+      reply,
+      status,
+      page('Collections', context, content, notice, {
+        section: '/search/admin/',
+        ...(history === undefined ? {} : { head: chartHead }),
+      }),
+    );
   };
+
+  const chartHead = html`<link rel="stylesheet" href="${ASSET_PATH}/uPlot.min.css" />
+    <script src="${ASSET_PATH}/uPlot.iife.min.js" defer></script>`;
 
   app.get(`${SESSION_PATH}/`, async (request, reply) => collectionsPage(request, reply));
   app.get(SESSION_PATH, async (_request, reply) => reply.redirect(`${SESSION_PATH}/`, 301));
+
+  app.get(`${SESSION_PATH}/metrics-history.json`, async (_request, reply) => {
+    if (history === undefined) throw new SearchError('NOT_FOUND', 'this server keeps no metrics history');
+    return reply.type('application/json; charset=utf-8').send(await history.answer());
+  });
 
   app.post<{ Body: Form }>(`${SESSION_PATH}/collections`, async (request, reply) => {
     const name = field(request.body, 'name').trim();
@@ -293,10 +408,17 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
     );
   });
 
-  app.post<{ Params: { collection: string } }>(
+  app.post<{ Params: { collection: string }; Body: Form }>(
     `${SESSION_PATH}/collections/:collection/delete`,
     async (request, reply) => {
       const { collection } = request.params;
+      const ask = unconfirmed(
+        request,
+        reply,
+        `Delete collection ${collection} with all its documents and snapshots? This cannot be undone.`,
+        `${SESSION_PATH}/`,
+      );
+      if (ask !== undefined) return ask;
       const answer = await callApi(
         request,
         'DELETE',
@@ -311,6 +433,22 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
     },
   );
 
+  /** The links of a collection's pages: search page, document browser, query tester, configuration. */
+  const collectionLinks = (collection: string, push: boolean): RawHtml => {
+    const base = `/search/admin/collections/${encodeURIComponent(collection)}`;
+    return html`<p class="toolbar">
+      <a href="${searchPageOf(collection)}">Search page</a> ·
+      ${push ? html`<a href="${base}/documents">Document browser</a> ·` : ''}
+      <a href="${base}/query">Query tester</a> ·
+      <a href="${base}/config">Configuration files</a>
+    </p>`;
+  };
+  const backTo = (collection: string): PageOptions => ({
+    section: '/search/admin/',
+    breadcrumb: html`<a href="/search/admin/">Collections</a> ›
+      <a href="/search/admin/collections/${encodeURIComponent(collection)}">${collection}</a>`,
+  });
+
   const collectionPage = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -322,81 +460,38 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
     if (!manager.exists(collection))
       throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
     const base = `/search/admin/collections/${encodeURIComponent(collection)}`;
-    const configLink = html`<p><a href="${base}/config">Edit the configuration files</a></p>`;
+    const options: PageOptions = {
+      section: '/search/admin/',
+      breadcrumb: html`<a href="/search/admin/">Collections</a>`,
+    };
     if (manager.typeOf(collection) === 'meta') {
-      const content = html`<p>Meta collection of: ${manager.membersOf(collection).join(', ')}</p>
-        ${configLink}`;
-      return htmlReply(reply, status, page(`Collection ${collection}`, context, content, notice));
+      const content = html`${collectionLinks(collection, false)}
+        <p>Meta collection of: ${manager.membersOf(collection).join(', ')}</p>`;
+      return htmlReply(reply, status, page(`Collection ${collection}`, context, content, notice, options));
     }
     const pushCollection = manager.collection(collection);
     const view = pushCollection.stateView();
     const stateRows: [string, unknown][] = [
-      ['State', view.state],
+      ['State', html`<span class="badge ${view.state}">${view.state}</span>`],
       ['Reason', view.reason],
-      ['Documents', view.documents],
-      ['Staged changes', view.stagedChanges],
-      ['Generations', view.generations],
-      ['Merges running', view.mergesRunning],
+      ['Documents', view.documents === undefined ? undefined : formatNumber(view.documents)],
+      ['Staged changes', view.stagedChanges === undefined ? undefined : formatNumber(view.stagedChanges)],
+      ['Generations', view.generations === undefined ? undefined : formatNumber(view.generations)],
+      ['Merges running', view.mergesRunning === undefined ? undefined : formatNumber(view.mergesRunning)],
+      ['Bytes on disk', view.stats === undefined ? undefined : formatBytes(view.stats.CurBytesOnDisk)],
       ['Last commit', view.lastCommitTime],
       [
         'Vacuum',
         view.vacuum === undefined
           ? undefined
-          : `${view.vacuum.type} ${view.vacuum.state} ${view.vacuum.done}/${view.vacuum.total}${view.vacuum.error ? `: ${view.vacuum.error}` : ''}`,
+          : `${view.vacuum.type} ${view.vacuum.state} ${formatNumber(view.vacuum.done)}/${formatNumber(view.vacuum.total)}${view.vacuum.error ? `: ${view.vacuum.error}` : ''}`,
       ],
     ];
     const snapshots = pushCollection.listSnapshots();
-    const errors = lastErrors(manager.home.pushLogFile, collection);
-    const content = html`<table>
+    const logTable = (caption: string, entries: PushLogEntry[], none: string) =>
+      html`<table>
         <caption>
-          State${view.state === 'STOPPED' ? ' (counts show once a push request or an action below starts it)' : ''}
-        </caption>
-        <tbody>
-          ${stateRows
-            .filter(([, v]) => v !== undefined && v !== null)
-            .map(([k, v]) => html`<tr><th>${k}</th><td>${String(v)}</td></tr>`)}
-        </tbody>
-      </table>
-      <p>
-        ${postButton(context, `${base}/action`, 'Commit', { action: 'commit' })}
-        ${postButton(context, `${base}/action`, 'Vacuum: MERGE', { action: 'merge' })}
-        ${postButton(context, `${base}/action`, 'Vacuum: RE_INDEX', { action: 'reindex' })}
-        ${postButton(context, `${base}/action`, 'Stop', { action: 'stop' }, true)}
-      </p>
-      <form method="post" action="${base}/action">
-        ${csrfField(context)}<input type="hidden" name="action" value="snapshot" />
-        <label>Snapshot name <input name="snapshot" required pattern="[A-Za-z0-9][A-Za-z0-9._~\\-]*" /></label
-        ><button type="submit">Create snapshot</button>
-      </form>
-      <table>
-        <caption>
-          Snapshots
-        </caption>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Manifest</th>
-            <th>Documents</th>
-            <th>Created</th>
-            <th>Bytes</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${snapshots.map(
-            (s) =>
-              html`<tr>
-                <td>${s.name}</td>
-                <td>${s.manifest}</td>
-                <td>${s.documents}</td>
-                <td>${s.created}</td>
-                <td>${s.bytes}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      <table>
-        <caption>
-          Last errors (web/log/push.log)
+          ${caption}
         </caption>
         <thead>
           <tr>
@@ -407,19 +502,99 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
           </tr>
         </thead>
         <tbody>
-          ${errors.map(
-            (e) =>
-              html`<tr>
-                <td>${e.time}</td>
-                <td>${e.level}</td>
-                <td>${e.message}</td>
-                <td>${e.detail}</td>
-              </tr>`,
-          )}
+          ${
+            entries.length === 0
+              ? html`<tr>
+                  <td colspan="4" class="empty">${none}</td>
+                </tr>`
+              : entries.map(
+                  (e) =>
+                    html`<tr>
+                      <td>${e.time}</td>
+                      <td class="level-${e.level}">${e.level}</td>
+                      <td>${e.message}</td>
+                      <td>${e.detail}</td>
+                    </tr>`,
+                )
+          }
+        </tbody>
+      </table>`;
+    const content = html`${collectionLinks(collection, true)}
+      <table>
+        <caption>
+          State${view.state === 'STOPPED' ? ' (counts show once a push request or an action below starts it)' : ''}
+        </caption>
+        <tbody>
+          ${stateRows
+            .filter(([, v]) => v !== undefined && v !== null)
+            .map(
+              ([k, v]) =>
+                html`<tr>
+                  <th>${k}</th>
+                  <td>${v instanceof RawHtml ? v : String(v)}</td>
+                </tr>`,
+            )}
         </tbody>
       </table>
-      ${configLink}`;
-    return htmlReply(reply, status, page(`Collection ${collection}`, context, content, notice));
+      <div class="toolbar">
+        ${postButton(context, `${base}/action`, 'Commit', { action: 'commit' })}
+        ${postButton(context, `${base}/action`, 'Vacuum: MERGE', { action: 'merge' }, { secondary: true })}
+        ${postButton(
+          context,
+          `${base}/action`,
+          'Vacuum: RE_INDEX',
+          { action: 'reindex' },
+          {
+            secondary: true,
+            confirm: `Re-index every stored document of ${collection}? It takes a while on a large collection.`,
+          },
+        )}
+        ${postButton(context, `${base}/action`, 'Stop', { action: 'stop' }, { danger: true })}
+      </div>
+      <form method="post" action="${base}/action">
+        <fieldset>
+          <legend>Create a snapshot</legend>
+          ${csrfField(context)}<input type="hidden" name="action" value="snapshot" />
+          <label
+            >Snapshot name <input name="snapshot" required pattern="[A-Za-z0-9][A-Za-z0-9._~\\-]*" /></label
+          ><button type="submit">Create snapshot</button>
+        </fieldset>
+      </form>
+      <table>
+        <caption>
+          Snapshots
+        </caption>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th class="num">Manifest</th>
+            <th class="num">Documents</th>
+            <th>Created</th>
+            <th class="num">Size</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            snapshots.length === 0
+              ? html`<tr>
+                  <td colspan="5" class="empty">No snapshot.</td>
+                </tr>`
+              : snapshots.map(
+                  (s) =>
+                    html`<tr>
+                      <td>${s.name}</td>
+                      <td class="num">${formatNumber(s.manifest)}</td>
+                      <td class="num">${formatNumber(s.documents)}</td>
+                      <td>${s.created}</td>
+                      <td class="num">${formatBytes(s.bytes)}</td>
+                    </tr>`,
+                )
+          }
+        </tbody>
+      </table>
+      ${logTable('Last errors (web/log/push.log)', lastErrors(manager.home.pushLogFile, collection), 'No error.')}
+      ${logTable('Recent events (web/log/push.log)', lastEvents(manager.home.pushLogFile, collection), 'No event.')}`;
+    return htmlReply(reply, status, page(`Collection ${collection}`, context, content, notice, options));
   };
 
   app.get<{ Params: { collection: string } }>(
@@ -439,6 +614,15 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         answer = await callApi(request, 'POST', `${api}/commit`);
         done = `committed: ${text(answer.body.changes, '0')} change(s), generation ${text(answer.body.generation, 'none')}`;
       } else if (action === 'merge' || action === 'reindex') {
+        if (action === 'reindex') {
+          const ask = unconfirmed(
+            request,
+            reply,
+            `Re-index every stored document of ${collection}? It takes a while on a large collection.`,
+            `${SESSION_PATH}/collections/${encodeURIComponent(collection)}`,
+          );
+          if (ask !== undefined) return ask;
+        }
         const type = action === 'merge' ? 'MERGE' : 'RE_INDEX';
         answer = await callApi(request, 'POST', `${api}/vacuum?vacuum-type=${type}&wait=false`);
         done = `vacuum ${type} started; its progress shows below`;
@@ -466,6 +650,202 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   );
 
   // ---------------------------------------------------------------------------------------
+  // Document browser and query tester
+
+  app.get<{ Params: { collection: string }; Querystring: { key?: string } }>(
+    `${SESSION_PATH}/collections/:collection/documents`,
+    async (request, reply) => {
+      const { collection } = request.params;
+      const key = (request.query.key ?? '').trim();
+      const context = contextOf(request);
+      const base = `/search/admin/collections/${encodeURIComponent(collection)}`;
+      const form = html`<form method="get" action="${base}/documents" class="toolbar">
+        <label
+          >Key (the document URI)
+          <input name="key" value="${key}" class="wide" required placeholder="https://example.com/page"
+        /></label>
+        <button type="submit">Show</button>
+      </form>`;
+      if (key === '')
+        return htmlReply(
+          reply,
+          200,
+          page(`Documents of ${collection}`, context, form, undefined, backTo(collection)),
+        );
+      const answer = await callApi(
+        request,
+        'GET',
+        `/push-api/v1/collections/${encodeURIComponent(collection)}/documents?key=${encodeURIComponent(key)}`,
+      );
+      if (answer.status >= 300) {
+        return htmlReply(
+          reply,
+          answer.status,
+          page(`Documents of ${collection}`, context, form, noticeOf(answer, ''), backTo(collection)),
+        );
+      }
+      const content = answer.body.pushContent as {
+        content: string;
+        contentType: string;
+        metadata: Record<string, string[]>;
+        receivedTime?: string;
+      } | null;
+      if (content === null) {
+        return htmlReply(
+          reply,
+          404,
+          page(
+            `Documents of ${collection}`,
+            context,
+            form,
+            { kind: 'error', text: `no document with key ${text(answer.body.key, key)} in ${collection}` },
+            backTo(collection),
+          ),
+        );
+      }
+      const bytes = Buffer.from(content.content, 'base64');
+      const textual = /^(text\/|application\/(json|xml|xhtml\+xml|javascript)|[^;]*\+xml)/i.test(
+        content.contentType,
+      );
+      const body = textual
+        ? html`<pre>${bytes.subarray(0, SHOWN_CONTENT_BYTES).toString('utf8')}</pre>
+            ${
+              bytes.length > SHOWN_CONTENT_BYTES
+                ? html`<p class="empty">
+                    The first ${formatNumber(SHOWN_CONTENT_BYTES)} of ${formatNumber(bytes.length)} bytes.
+                  </p>`
+                : ''
+            }`
+        : html`<p class="empty">
+            Binary content (${content.contentType}), ${formatBytes(bytes.length)}: not shown.
+          </p>`;
+      const committed = answer.body.committed === true;
+      const metadataRows = Object.entries(content.metadata).map(
+        ([name, values]) =>
+          html`<tr>
+            <th>${name}</th>
+            <td>${values.join(' | ')}</td>
+          </tr>`,
+      );
+      const page_ = html`${form}
+        <section class="panel" aria-label="Document">
+          <dl class="meta">
+            <dt>Key</dt>
+            <dd>
+              <a href="${text(answer.body.key, key)}" rel="noreferrer">${text(answer.body.key, key)}</a>
+            </dd>
+            <dt>State</dt>
+            <dd>
+              <span class="badge ${committed ? 'committed' : 'staged'}"
+                >${committed ? 'committed' : 'staged'}</span
+              >
+              ${committed ? 'searchable' : 'not searchable until the next commit'}
+            </dd>
+            <dt>Content type</dt>
+            <dd>${content.contentType}</dd>
+            <dt>Size</dt>
+            <dd>${formatBytes(bytes.length)}</dd>
+          </dl>
+        </section>
+        <table>
+          <caption>
+            Metadata (as pushed)
+          </caption>
+          <tbody>
+            ${
+              metadataRows.length === 0
+                ? html`<tr>
+                    <td class="empty">None.</td>
+                  </tr>`
+                : metadataRows
+            }
+          </tbody>
+        </table>
+        <h2>Stored content</h2>
+        ${body}`;
+      return htmlReply(
+        reply,
+        200,
+        page(`Documents of ${collection}`, context, page_, undefined, backTo(collection)),
+      );
+    },
+  );
+
+  const searchService = new SearchService(manager);
+
+  app.get<{ Params: { collection: string }; Querystring: { query?: string } }>(
+    `${SESSION_PATH}/collections/:collection/query`,
+    async (request, reply) => {
+      const { collection } = request.params;
+      if (!manager.exists(collection))
+        throw new SearchError('COLLECTION_NOT_FOUND', `collection ${collection} does not exist`);
+      const query = request.query.query ?? '';
+      const context = contextOf(request);
+      const base = `/search/admin/collections/${encodeURIComponent(collection)}`;
+      const form = html`<form method="get" action="${base}/query" class="toolbar">
+        <label>Query <input name="query" value="${query}" class="wide" required /></label>
+        <button type="submit">Explain the ranking</button>
+      </form>`;
+      if (query.trim() === '')
+        return htmlReply(
+          reply,
+          200,
+          page(`Query tester: ${collection}`, context, form, undefined, backTo(collection)),
+        );
+      const { response, explanations } = await searchService.explain({
+        collection,
+        query,
+        startRank: 1,
+        numRanks: 10,
+        fmo: false,
+        facetSelections: [],
+        ranges: [],
+      });
+      const packet = response.response.resultPacket;
+      const summary = packet.resultsSummary;
+      const results = packet.results.map((result, i) => {
+        const explanation = explanations[i];
+        const tier = explanation === undefined ? undefined : tierOf(explanation);
+        return html`<li>
+          <div class="result-head">
+            <strong>${formatNumber(result.rank)}. ${result.title}</strong>
+            <span class="score"
+              >score ${formatNumber(result.score)}${tier === undefined ? '' : ` · tier ${tier}`}</span
+            >
+            <a href="${base}/documents?key=${encodeURIComponent(result.liveUrl)}">${result.liveUrl}</a>
+          </div>
+          ${explanation === undefined ? '' : explanationList(explanation)}
+        </li>`;
+      });
+      const content = html`${form}
+        <p>
+          ${formatNumber(summary.totalMatching)}${summary.totalMatchingExact ? '' : '+'} matching
+          (${formatNumber(summary.fullyMatching)} fully, ${formatNumber(summary.partiallyMatching)}
+          partially); searched for <code>${response.question.searchedFor}</code>${
+            packet.spell === null
+              ? ''
+              : html`; did you mean
+                  <a href="${base}/query?query=${encodeURIComponent(packet.spell.text)}"
+                    >${packet.spell.text}</a
+                  >?`
+          }
+        </p>
+        ${
+          results.length === 0
+            ? html`<p class="empty">No result.</p>`
+            : html`<ol class="plain">
+                ${results}
+              </ol>`
+        }`;
+      return htmlReply(
+        reply,
+        200,
+        page(`Query tester: ${collection}`, context, content, undefined, backTo(collection)),
+      );
+    },
+  );
+
+  // ---------------------------------------------------------------------------------------
   // Configuration files
 
   const configPage = (
@@ -478,20 +858,21 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   ) => {
     const context = contextOf(request);
     const base = `/search/admin/collections/${encodeURIComponent(collection)}`;
-    const content = html`<p><a href="${base}">Back to ${collection}</a></p>
-      <form method="post" action="${base}/config">
-        ${csrfField(context)}
-        ${CONFIG_FILES.map(
-          (file) =>
-            html`<fieldset>
-              <legend>
-                ${file}${texts[file] === null ? ' (absent: leave empty to keep it absent)' : ''}
-              </legend>
-              <textarea name="${file}" aria-label="${file}" spellcheck="false">${texts[file] ?? ''}</textarea>
-            </fieldset>`,
-        )} <button type="submit">Validate and save</button>
-      </form>`;
-    return htmlReply(reply, status, page(`Configuration of ${collection}`, context, content, notice));
+    const content = html`<form method="post" action="${base}/config">
+      ${csrfField(context)}
+      ${CONFIG_FILES.map(
+        (file) =>
+          html`<fieldset>
+            <legend>${file}${texts[file] === null ? ' (absent: leave empty to keep it absent)' : ''}</legend>
+            <textarea name="${file}" aria-label="${file}" spellcheck="false">${texts[file] ?? ''}</textarea>
+          </fieldset>`,
+      )} <button type="submit">Validate and save</button>
+    </form>`;
+    return htmlReply(
+      reply,
+      status,
+      page(`Configuration of ${collection}`, context, content, notice, backTo(collection)),
+    );
   };
 
   app.get<{ Params: { collection: string } }>(
@@ -606,8 +987,14 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
           </form>
         </td>
         <td>
-          ${postButton(context, `${base}/revoke`, 'Revoke tokens')}
-          ${postButton(context, `${base}/delete`, 'Delete', {}, true)}
+          ${postButton(
+            context,
+            `${base}/revoke`,
+            'Revoke tokens',
+            {},
+            { secondary: true, confirm: `Revoke every token of ${u.name}? Its clients must log in again.` },
+          )}
+          ${postButton(context, `${base}/delete`, 'Delete', {}, { danger: true, confirm: `Delete user ${u.name}?` })}
         </td>
       </tr>`;
     });
@@ -642,7 +1029,11 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
           <button type="submit">Create</button>
         </fieldset>
       </form>`;
-    return htmlReply(reply, status, page('Users', context, content, notice));
+    return htmlReply(
+      reply,
+      status,
+      page('Users', context, content, notice, { section: '/search/admin/users' }),
+    );
   };
 
   const userBody = (form: Form) => {
@@ -698,27 +1089,46 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
     },
   );
 
-  app.post<{ Params: { name: string } }>(`${SESSION_PATH}/users/:name/revoke`, async (request, reply) => {
-    const { name } = request.params;
-    const answer = await callApi(request, 'DELETE', `/admin-api/v1/users/${encodeURIComponent(name)}/tokens`);
-    return usersPage(
-      request,
-      reply,
-      answer.status < 300 ? 200 : answer.status,
-      noticeOf(answer, text(answer.body.message)),
-    );
-  });
+  app.post<{ Params: { name: string }; Body: Form }>(
+    `${SESSION_PATH}/users/:name/revoke`,
+    async (request, reply) => {
+      const { name } = request.params;
+      const ask = unconfirmed(
+        request,
+        reply,
+        `Revoke every token of ${name}? Its clients must log in again.`,
+        `${SESSION_PATH}/users`,
+      );
+      if (ask !== undefined) return ask;
+      const answer = await callApi(
+        request,
+        'DELETE',
+        `/admin-api/v1/users/${encodeURIComponent(name)}/tokens`,
+      );
+      return usersPage(
+        request,
+        reply,
+        answer.status < 300 ? 200 : answer.status,
+        noticeOf(answer, text(answer.body.message)),
+      );
+    },
+  );
 
-  app.post<{ Params: { name: string } }>(`${SESSION_PATH}/users/:name/delete`, async (request, reply) => {
-    const { name } = request.params;
-    const answer = await callApi(request, 'DELETE', `/admin-api/v1/users/${encodeURIComponent(name)}`);
-    return usersPage(
-      request,
-      reply,
-      answer.status < 300 ? 200 : answer.status,
-      noticeOf(answer, `user ${name} deleted`),
-    );
-  });
+  app.post<{ Params: { name: string }; Body: Form }>(
+    `${SESSION_PATH}/users/:name/delete`,
+    async (request, reply) => {
+      const { name } = request.params;
+      const ask = unconfirmed(request, reply, `Delete user ${name}?`, `${SESSION_PATH}/users`);
+      if (ask !== undefined) return ask;
+      const answer = await callApi(request, 'DELETE', `/admin-api/v1/users/${encodeURIComponent(name)}`);
+      return usersPage(
+        request,
+        reply,
+        answer.status < 300 ? 200 : answer.status,
+        noticeOf(answer, `user ${name} deleted`),
+      );
+    },
+  );
 
   // ---------------------------------------------------------------------------------------
   // System menu
@@ -743,18 +1153,33 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         Status: <output id="upgrade-state">${upgrade?.state ?? 'NOT_STARTED'}</output> —
         ${progress}${upgrade?.error ? ` (error: ${upgrade.error})` : ''}
       </p>
-      ${upgrade === undefined ? postButton(context, '/search/admin/system/prepare-upgrade', 'Run prepare for upgrade', {}, true) : ''}
+      ${
+        upgrade === undefined
+          ? postButton(
+              context,
+              '/search/admin/system/prepare-upgrade',
+              'Run prepare for upgrade',
+              {},
+              { danger: true, confirm: PREPARE_QUESTION },
+            )
+          : ''
+      }
     </section>`;
-    let body = page('System', context, content, notice);
     // A progress page without script: the browser reloads it while the task runs.
-    if (upgrade?.state === 'IN_PROGRESS')
-      body = body.replace('<head>', '<head><meta http-equiv="refresh" content="2;url=/search/admin/system">');
+    const body = page('System', context, content, notice, {
+      section: '/search/admin/system',
+      ...(upgrade?.state === 'IN_PROGRESS'
+        ? { refreshSeconds: { seconds: 2, url: '/search/admin/system' } }
+        : {}),
+    });
     return htmlReply(reply, status, body);
   };
 
   app.get(`${SESSION_PATH}/system`, async (request, reply) => systemPage(request, reply));
 
-  app.post(`${SESSION_PATH}/system/prepare-upgrade`, async (request, reply) => {
+  app.post<{ Body: Form }>(`${SESSION_PATH}/system/prepare-upgrade`, async (request, reply) => {
+    const ask = unconfirmed(request, reply, PREPARE_QUESTION, `${SESSION_PATH}/system`);
+    if (ask !== undefined) return ask;
     const answer = await callApi(request, 'POST', '/push-api/v1/upgrade/prepare');
     return systemPage(
       request,
@@ -765,12 +1190,32 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   });
 }
 
+/** An explanation as nested lists: value, then what it is. */
+function explanationList(explanation: Explanation): RawHtml {
+  return html`<ul class="explain">
+    <li>
+      <span class="value">${formatNumber(Math.round(explanation.value * 1000) / 1000)}</span
+      >${explanation.description}
+      ${explanation.details.length === 0 ? '' : explanation.details.map((d) => explanationList(d))}
+    </li>
+  </ul>`;
+}
+
+/** Asked before prepare for upgrade. */
+const PREPARE_QUESTION =
+  'Prepare for upgrade? Every write is refused (503) until the server restarts; every collection is committed and merges finish.';
+
+/** The public results page of a collection. */
+function searchPageOf(collection: string): string {
+  return `/s/search.html?collection=${encodeURIComponent(collection)}`;
+}
+
 function htmlReply(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
 function loginPage(next: string, error?: string): string {
-  const content = html`<form method="post" action="/search/admin/login">
+  const content = html`<form method="post" action="/search/admin/login" class="login panel">
     <input type="hidden" name="next" value="${next}" />
     <p>
       <label>User name <input name="username" autocomplete="username" required /></label>

@@ -1,3 +1,5 @@
+import { ASSET_PATH } from './admin-assets.js';
+
 /**
  * HTML building for the admin UI: every value goes through {@link escapeHtml} (via the
  * {@link html} tag) unless it is {@link RawHtml} that this code built itself.
@@ -32,9 +34,34 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): RawHtml
   return new RawHtml(out);
 }
 
-/** The admin UI's policy: no script at all, styles from our stylesheet only, forms to us only. */
+/**
+ * The admin UI's policy: scripts, styles, images and fetches from our origin only (the one
+ * script and uPlot are served under `assets/`), no inline script or style markup, forms to
+ * us only, never framed.
+ */
 export const ADMIN_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** A whole number with thousands separators (20,000), as every count of the admin UI is shown. */
+export function formatNumber(value: number | undefined | null): string {
+  return value === undefined || value === null || !Number.isFinite(value) ? '' : NUMBER_FORMAT.format(value);
+}
+
+const NUMBER_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+
+/** Bytes as KiB, MiB or GiB with one decimal (and the exact count in a title). */
+export function formatBytes(bytes: number | undefined | null): RawHtml {
+  if (bytes === undefined || bytes === null || !Number.isFinite(bytes)) return html``;
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = unit === 0 ? `${formatNumber(bytes)} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+  return html`<span title="${formatNumber(bytes)} bytes">${text}</span>`;
+}
 
 /** Where a page's navigation and forms point, and whose page it is. */
 export interface PageContext {
@@ -49,18 +76,41 @@ export function csrfField(context: PageContext): RawHtml {
   return html`<input type="hidden" name="_csrf" value="${context.csrf ?? ''}" />`;
 }
 
+/** How a {@link postButton} looks and whether it asks first. */
+export interface ButtonOptions {
+  /** Styled as a destructive action. */
+  danger?: boolean;
+  /**
+   * The question asked before the form is sent (a browser dialog; without the script, the
+   * server's confirmation page asks instead: see `confirmed` in admin-ui.ts).
+   */
+  confirm?: string;
+  /** A less prominent button. */
+  secondary?: boolean;
+}
+
 /** A form with one button that posts to `action` (with the CSRF field and extra hidden fields). */
 export function postButton(
   context: PageContext,
   action: string,
   label: string,
   fields: Record<string, string> = {},
-  danger = false,
+  options: ButtonOptions = {},
 ): RawHtml {
-  return html`<form method="post" action="${action}" class="inline">
+  const classes = [options.danger ? 'danger' : '', options.secondary ? 'secondary' : ''].filter(
+    (c) => c !== '',
+  );
+  return html`<form
+    method="post"
+    action="${action}"
+    class="inline"
+    ${options.confirm === undefined ? '' : html`data-confirm="${options.confirm}"`}
+  >
     ${csrfField(context)}${Object.entries(fields).map(
       ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`,
-    )}<button type="submit" ${danger ? new RawHtml(' class="danger"') : ''}>${label}</button>
+    )}<button type="submit" ${classes.length === 0 ? '' : html`class="${classes.join(' ')}"`}>
+      ${label}
+    </button>
   </form>`;
 }
 
@@ -70,15 +120,46 @@ export interface Notice {
   text: string;
 }
 
+/** The sections of the navigation, by path. */
+const NAVIGATION: [string, string][] = [
+  ['/search/admin/', 'Collections'],
+  ['/search/admin/users', 'Users'],
+  ['/search/admin/system', 'System'],
+  ['/search/admin/api-ui/', 'API UI'],
+];
+
+/** Options of {@link page}. */
+export interface PageOptions {
+  /** The navigation entry to mark as current. */
+  section?: string;
+  /** A line above the title (e.g. a link back to the collection). */
+  breadcrumb?: RawHtml;
+  /** Extra elements of the head (uPlot's stylesheet and script on the collections page). */
+  head?: RawHtml;
+  /** Reload the page (to `url`) after this many seconds: progress without script. */
+  refreshSeconds?: { seconds: number; url: string };
+}
+
 /** The whole page: head, navigation (when logged in), notice, content. */
-export function page(title: string, context: PageContext, content: RawHtml, notice?: Notice): string {
+export function page(
+  title: string,
+  context: PageContext,
+  content: RawHtml,
+  notice?: Notice,
+  options: PageOptions = {},
+): string {
   const nav =
     context.user === undefined
       ? ''
       : html`<nav aria-label="Main">
-          <a href="/search/admin/">Collections</a> <a href="/search/admin/users">Users</a>
-          <a href="/search/admin/system">System</a> <a href="/search/admin/api-ui/">API UI</a>
-          <span class="who">${context.user}</span> ${postButton(context, '/search/admin/logout', 'Log out')}
+          ${NAVIGATION.map(
+            ([href, label]) =>
+              html`<a href="${href}" ${options.section === href ? html`aria-current="page"` : ''}
+                >${label}</a
+              >`,
+          )}
+          <span class="who">${context.user}</span>
+          ${postButton(context, '/search/admin/logout', 'Log out')}
         </nav>`;
   const noticeHtml =
     notice === undefined
@@ -86,32 +167,37 @@ export function page(title: string, context: PageContext, content: RawHtml, noti
       : html`<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">
           ${notice.text}
         </p>`;
+  const refresh =
+    options.refreshSeconds === undefined
+      ? ''
+      : html`<meta
+          http-equiv="refresh"
+          content="${options.refreshSeconds.seconds};url=${options.refreshSeconds.url}"
+        />`;
   return `<!doctype html>
 ${html`<html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    ${refresh}
     <title>${title} · pushsearch admin</title>
-    <link rel="stylesheet" href="/search/admin/admin.css" />
+    <link rel="icon" type="image/svg+xml" href="${ASSET_PATH}/favicon.svg" />
+    <link rel="stylesheet" href="${ASSET_PATH}/admin.css" />
+    ${options.head ?? ''}
+    <script src="${ASSET_PATH}/admin.js" defer></script>
   </head>
   <body>
-    <header><strong>pushsearch admin</strong> ${nav}</header>
+    <header>
+      <a class="brand" href="/search/admin/"
+        ><img src="${ASSET_PATH}/favicon.svg" alt="" />pushsearch admin</a
+      >
+      ${nav}
+    </header>
     <main>
+      ${options.breadcrumb === undefined ? '' : html`<p class="breadcrumb">${options.breadcrumb}</p>`}
       <h1>${title}</h1>
       ${noticeHtml}${content}
     </main>
   </body>
 </html>`}`;
 }
-
-/** The stylesheet (served from our origin, as the policy wants). */
-export const ADMIN_CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
-header{background:#22364a;color:#fff;padding:.6em 1em;display:flex;gap:1em;align-items:center;flex-wrap:wrap}
-header a{color:#fff;margin-right:.8em}header .who{opacity:.8;margin-left:1em}
-main{padding:1em 1.5em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}
-th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}th{background:#eef}
-form.inline{display:inline}button{margin:.1em .2em;cursor:pointer}button.danger{color:#a00}
-textarea{width:100%;min-height:8em;font-family:monospace}fieldset{margin:1em 0}
-.notice{padding:.5em .8em;border-radius:4px}.notice.ok{background:#e5f6e5}.notice.error{background:#fde8e8;color:#700}
-label{margin-right:1em}pre{white-space:pre-wrap;background:#f0f0f0;padding:.5em}
-`;

@@ -11,8 +11,26 @@ export interface PushLogEntry {
 /** Bytes read from the end of push.log: recent errors are there, and the file may be large. */
 const TAIL_BYTES = 512 * 1024;
 
-/** The last `limit` push.log lines of `collection`, newest first (unparsable lines skipped). */
+/** Levels shown as errors; the other lines (info, warn) are events. */
+const ERROR_LEVELS: ReadonlySet<string> = new Set(['error', 'fatal']);
+
+/** The last `limit` errors (level error or fatal) of `collection` in push.log, newest first. */
 export function lastErrors(file: string, collection: string, limit = 20): PushLogEntry[] {
+  return lastLines(file, collection, limit, (level) => ERROR_LEVELS.has(level));
+}
+
+/** The last `limit` other push.log lines of `collection` (info, warn: what happened), newest first. */
+export function lastEvents(file: string, collection: string, limit = 20): PushLogEntry[] {
+  return lastLines(file, collection, limit, (level) => !ERROR_LEVELS.has(level));
+}
+
+/** The last `limit` push.log lines of `collection` whose level `accept`s, newest first (unparsable lines skipped). */
+function lastLines(
+  file: string,
+  collection: string,
+  limit: number,
+  accept: (level: string) => boolean,
+): PushLogEntry[] {
   if (!existsSync(file)) return [];
   const fd = openSync(file, 'r');
   let text: string;
@@ -38,7 +56,7 @@ export function lastErrors(file: string, collection: string, limit = 20): PushLo
     } catch {
       continue;
     }
-    if (entry.collection !== collection) continue;
+    if (entry.collection !== collection || !accept(asText(entry.level, ''))) continue;
     const err = entry.err as { message?: unknown; code?: unknown } | undefined;
     out.push({
       time: asText(entry.time, ''),

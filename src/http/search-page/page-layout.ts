@@ -89,6 +89,7 @@ export function renderPage(parts: PageParts): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="strict-origin-when-cross-origin">
 <title>${escapeHtml(parts.title)}</title>
+<link rel="icon" type="image/svg+xml" href="/favicon.ico">
 <style>${STYLE}</style>
 </head>
 <body>
