@@ -12,6 +12,22 @@ export interface SpellingSource {
   count(text: string): number;
 }
 
+/** Limits of one suggestion (see {@link suggestSpelling}). */
+export interface SpellingOptions {
+  /**
+   * Most `docFreq` calls (dictionary lookups in every generation) for the whole query; default
+   * {@link DEFAULT_MAX_LOOKUPS}. When it runs out, the words not yet corrected stay as typed.
+   */
+  maxLookups?: number;
+}
+
+/**
+ * About eight words of ten letters corrected at distance 1 (each ~600 single edits looked
+ * up): a query of many unknown words (pasted text, random strings) stops there instead of
+ * costing tens of thousands of dictionary lookups in every generation.
+ */
+export const DEFAULT_MAX_LOOKUPS = 5000;
+
 /** A word occurring in fewer documents than this is a candidate for correction. */
 const RARE = 2;
 /** Terms read from the dictionary when looking for corrections at distance 2. */
@@ -27,18 +43,38 @@ const PROBE_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
  * It runs on the thread that answers queries, so its cost is bounded: corrections at distance
  * 1 are found by looking up each single edit of the word (a few hundred dictionary lookups);
  * only when none exists are up to {@link CANDIDATE_SCAN} dictionary terms sharing the word's
- * first two letters compared at distance 2.
+ * first two letters compared at distance 2; and the whole query makes at most
+ * `options.maxLookups` lookups. The caller asks only when the original would show a
+ * suggestion (few or no results).
  */
-export function suggestSpelling(words: readonly string[], source: SpellingSource): string | null {
+export function suggestSpelling(
+  words: readonly string[],
+  source: SpellingSource,
+  options: SpellingOptions = {},
+): string | null {
+  const budget = { left: options.maxLookups ?? DEFAULT_MAX_LOOKUPS };
+  const docFreq = (term: string): number => {
+    budget.left--;
+    return source.docFreq(term);
+  };
+  const bounded: SpellingSource = { ...source, docFreq };
   let changed = false;
   const out: string[] = [];
   for (const word of words) {
     const term = source.analyzer.terms(word)[0];
-    if (term === undefined || term.length < 3 || /\d/.test(term) || source.docFreq(term) >= RARE) {
+    if (
+      budget.left <= 0 ||
+      term === undefined ||
+      term.length < 3 ||
+      /\d/.test(term) ||
+      docFreq(term) >= RARE
+    ) {
       out.push(word);
       continue;
     }
-    const best = closeCorrection(term, source) ?? (term.length > 4 ? farCorrection(term, source) : undefined);
+    const best =
+      closeCorrection(term, bounded, budget) ??
+      (term.length > 4 && budget.left > 0 ? farCorrection(term, bounded, budget) : undefined);
     const surface = best === undefined ? undefined : source.surfaceOf(best);
     if (surface === undefined) out.push(word);
     else {
@@ -52,9 +88,10 @@ export function suggestSpelling(words: readonly string[], source: SpellingSource
 }
 
 /** The most frequent term at distance 1 (one deletion, transposition, replacement or insertion). */
-function closeCorrection(term: string, source: SpellingSource): string | undefined {
+function closeCorrection(term: string, source: SpellingSource, budget: { left: number }): string | undefined {
   let best: { term: string; df: number } | undefined;
   for (const candidate of singleEdits(term)) {
+    if (budget.left <= 0) break;
     const df = source.docFreq(candidate);
     if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
       best = { term: candidate, df };
@@ -63,9 +100,10 @@ function closeCorrection(term: string, source: SpellingSource): string | undefin
 }
 
 /** The most frequent term at distance 2 among dictionary terms with the same first two letters. */
-function farCorrection(term: string, source: SpellingSource): string | undefined {
+function farCorrection(term: string, source: SpellingSource, budget: { left: number }): string | undefined {
   let best: { term: string; df: number } | undefined;
   for (const candidate of source.termsWithPrefix(term.slice(0, 2), CANDIDATE_SCAN)) {
+    if (budget.left <= 0) break;
     if (Math.abs(candidate.length - term.length) > 2 || editDistance(term, candidate, 2) > 2) continue;
     const df = source.docFreq(candidate);
     if (df >= RARE && (best === undefined || df > best.df)) best = { term: candidate, df };

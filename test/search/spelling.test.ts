@@ -66,3 +66,29 @@ describe('suggestSpelling', () => {
     );
   });
 });
+
+describe('suggestSpelling budget', () => {
+  const vocabulary = { network: 700, protocol: 900, transport: 500 };
+  const counting = () => {
+    const source = sourceOf(vocabulary);
+    let lookups = 0;
+    source.docFreq = (term) => {
+      lookups++;
+      return vocabulary[term as keyof typeof vocabulary] ?? 0;
+    };
+    return { source, lookups: () => lookups };
+  };
+
+  it('makes at most maxLookups dictionary lookups, however many unknown words the query has', () => {
+    const words = Array.from({ length: 40 }, (_, i) => `zqx${String.fromCharCode(97 + (i % 26))}wvk`);
+    const { source, lookups } = counting();
+    assert.equal(suggestSpelling(words, source, { maxLookups: 1000 }), null);
+    assert.ok(lookups() <= 1000, `${lookups()} lookups`);
+  });
+
+  it('gives up on a correction the budget does not reach', () => {
+    // "network" is a transposition near the end of "netwrok": a few hundred edits are tried first.
+    assert.equal(suggestSpelling(['netwrok'], counting().source, { maxLookups: 50 }), null);
+    assert.equal(suggestSpelling(['netwrok'], counting().source), 'network');
+  });
+});
