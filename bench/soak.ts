@@ -1001,6 +1001,10 @@ function stopCheck(name: string, exitCode: number | null): Check {
   };
 }
 
+/** The lines `pushsearch serve` writes for a person at start (where to click, how to log in): not log lines. */
+const START_MESSAGE_LINE =
+  /^pushsearch is running at |^ {2}(admin UI|search page|API UI|log in as|admin's password) /;
+
 /**
  * A check that `file` (JSON lines, and whatever else the process wrote to stderr) holds no
  * line of level error or worse. Node's own warnings (`(node:PID) …Warning: …`) are notes: worth
@@ -1018,8 +1022,11 @@ function logCheck(file: string, name: string): Check {
     } catch {
       level = /^\(node:\d+\) \w*Warning: |^\(Use `node --trace-warnings/.test(line)
         ? 'node-warning'
-        : 'unparsed';
+        : START_MESSAGE_LINE.test(line)
+          ? 'start-message'
+          : 'unparsed';
     }
+    if (level === 'start-message') continue;
     if (level === 'node-warning') {
       if (c.notes.length < 20 && !line.startsWith('(Use')) c.notes.push(line.slice(0, 600));
     } else if (
