@@ -53,7 +53,10 @@ describe('metadata limits', () => {
     assert.match(errorOf(answer.body).message, new RegExp(`at most ${METADATA_LIMITS.maxBytes}`));
     // A generous bound: before the limit this took seconds (JSON of 18 MB, a million fields).
     assert.ok(delay.max / 1e6 < 2000, `event loop held ${delay.max / 1e6} ms`);
-    assert.equal((await getDocument(t.app, 'v2', 'docs', 'local:huge')).statusCode, 404);
+    // Nothing stored: an absent key answers 200 with no push content (the original's contract).
+    const stored = await getDocument(t.app, 'v2', 'docs', 'local:huge');
+    assert.equal(stored.statusCode, 200);
+    assert.equal((JSON.parse(stored.body) as { pushContent: unknown }).pushContent, null);
   });
 
   it('refuses too many names and too many values of one name, each with its code', async () => {
