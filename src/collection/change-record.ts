@@ -14,6 +14,8 @@ export type ChangeRecord =
       receivedTime: string;
       /** The request's filter chain, when it named one. */
       filters: string | undefined;
+      /** A binary document's extracted text as HTML (see `filters/binary/`); absent for others. */
+      extracted?: string;
     }
   | { op: 'delete'; key: string }
   | { op: 'redirect'; key: string; target: string };
@@ -21,9 +23,10 @@ export type ChangeRecord =
 const PUT = 1;
 const DELETE = 2;
 const REDIRECT = 3;
-const RECORD_VERSION = 1;
+/** Version 2 adds, after the content of a put, the extracted HTML of a binary document ('' for none). */
+const RECORD_VERSION = 2;
 
-/** Layout: version · op · fields (strings length-prefixed UTF-8). */
+/** Layout: version · op · fields (strings length-prefixed UTF-8). Version 1 records are still read. */
 export function encodeChange(change: ChangeRecord): Uint8Array {
   const out = new ByteWriter(change.op === 'put' ? change.content.length + 256 : 256);
   out.writeByte(RECORD_VERSION);
@@ -44,6 +47,7 @@ export function encodeChange(change: ChangeRecord): Uint8Array {
       }
       out.writeVInt(change.content.length);
       out.writeBytes(change.content);
+      out.writeString(change.extracted ?? '');
       break;
     }
     case 'delete':
@@ -63,7 +67,8 @@ export function encodeChange(change: ChangeRecord): Uint8Array {
 export function decodeChange(bytes: Uint8Array): ChangeRecord {
   const input = new ByteReader(bytes);
   const version = input.readByte();
-  if (version !== RECORD_VERSION) throw new RangeError(`unknown change record version ${version}`);
+  if (version !== 1 && version !== RECORD_VERSION)
+    throw new RangeError(`unknown change record version ${version}`);
   const op = input.readByte();
   switch (op) {
     case PUT: {
@@ -80,6 +85,7 @@ export function decodeChange(bytes: Uint8Array): ChangeRecord {
         metadata[name] = values;
       }
       const content = new Uint8Array(input.readBytes(input.readVInt())); // a copy, not a view of the whole segment
+      const extracted = version >= 2 ? input.readString() : '';
       return {
         op: 'put',
         key,
@@ -88,6 +94,7 @@ export function decodeChange(bytes: Uint8Array): ChangeRecord {
         metadata,
         receivedTime,
         filters: filters === '' ? undefined : filters,
+        ...(extracted === '' ? {} : { extracted }),
       };
     }
     case DELETE:

@@ -107,6 +107,7 @@ export function mapDocument(
     [STORED.links]: JSON.stringify(filtered.links.map((link) => [link.href, link.text])),
   };
   if (doc.filters !== undefined) stored[STORED.filters] = doc.filters;
+  if (doc.extracted !== undefined) stored[STORED.extracted] = doc.extracted;
   const date = classes.get('d')?.[0];
   if (date !== undefined) stored[STORED.date] = date;
   // Evidence goes last: its classes (k, K) are reserved for the engine, never mapped from content.

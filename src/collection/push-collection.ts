@@ -22,6 +22,7 @@ import type { CollectionSettings } from './collection-settings.js';
 import { SettingsCache } from './settings-cache.js';
 import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
 import { appendGenerationLog } from './generation-logs.js';
+import { extractBinary } from './filters/binary/extract-binary.js';
 import { runFilterChain } from './filters/filter-chain.js';
 import { canonicalizeKey } from './key.js';
 import type { PushLog } from './push-log.js';
@@ -130,6 +131,8 @@ export class PushCollection {
   private inFlight = 0;
   private idle: (() => void)[] = [];
   private vacuumProgress: VacuumProgress | undefined;
+  /** Filters of the original noted in push.log as skipped (once each). */
+  private readonly skippedFilters = new Set<string>();
 
   constructor(
     name: string,
@@ -392,6 +395,13 @@ export class PushCollection {
         receivedTime,
         filters: input.filters === '' ? undefined : input.filters,
       };
+      // A PDF or Office document is extracted first, off this thread; the journal keeps the result.
+      const extracted = await extractBinary(
+        key,
+        input,
+        change.filters ?? runtime.settings.config.filterClasses,
+      );
+      if (extracted !== undefined) change.extracted = extracted;
       // Filters run before the journal: a document that cannot be filtered is refused and nothing is stored.
       const doc = this.documentFor(runtime, change);
       await runtime.index.ready();
@@ -498,6 +508,7 @@ export class PushCollection {
         content: change.content,
         contentType: change.contentType,
         metadata: change.metadata,
+        ...(change.extracted !== undefined ? { extracted: change.extracted } : {}),
       },
       change.filters ?? settings.config.filterClasses,
       xml === undefined
@@ -508,9 +519,17 @@ export class PushCollection {
             ),
             ...(xml.docUrl[0] !== undefined ? { docUrlXpath: xml.docUrl[0].source } : {}),
           },
+      (filter, reason) => this.noteSkippedFilter(filter, reason),
     );
     // Every put consults the evidence store: a document pushed again keeps its anchor text and clicks.
     return mapDocument(pushed, filtered, settings, runtime.evidence.documentEvidence(change.key));
+  }
+
+  /** One push.log note per filter name the collection passes over (see `SKIPPED_REASON`). */
+  private noteSkippedFilter(filter: string, reason: string): void {
+    if (this.skippedFilters.has(filter)) return;
+    this.skippedFilters.add(filter);
+    this.log.info({ collection: this.name, filter }, `filter ${filter} skipped: ${reason}`);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -980,6 +999,9 @@ function changeFromStored(key: string, record: StoredRecord): ChangeRecord {
     >,
     receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
     filters: record[STORED.filters] as string | undefined,
+    ...(typeof record[STORED.extracted] === 'string'
+      ? { extracted: record[STORED.extracted] as string }
+      : {}),
   };
 }
 

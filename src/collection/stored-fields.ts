@@ -10,6 +10,8 @@ export const STORED = {
   pushMetadata: 'pushMetadata',
   receivedTime: 'receivedTime',
   filters: 'filters',
+  /** A binary document's extracted text as HTML, so RE_INDEX need not extract it again. */
+  extracted: 'extracted',
   title: 'title',
   /** Filtered text: the source of query-biased summaries. */
   text: 'text',

@@ -3,25 +3,89 @@ import { describe, it } from 'node:test';
 import { chooseAutoFilter, parseFilterChain } from '../../src/collection/filters/filter-chain.js';
 import { expectSearchError, runFilters } from './run-filter.js';
 
-describe('filter chain syntax', () => {
-  it('splits on "," and ":", ignores case, spaces and empty entries, knows the aliases', () => {
-    assert.deepEqual(parseFilterChain('Html,PlainText'), ['Html', 'PlainText']);
-    assert.deepEqual(parseFilterChain(' html : TEXT ,json::xml, '), ['Html', 'PlainText', 'Json', 'Xml']);
-    assert.deepEqual(parseFilterChain('plaintext:AUTO'), ['PlainText', 'Auto']);
+/** The kinds of a parsed chain, step by step. */
+const kinds = (spec: string | undefined) => parseFilterChain(spec).map((step) => step.map((c) => c.kind));
+
+describe('filter chain syntax (the original\'s: ":" separates steps, "," the choices of a step)', () => {
+  it('splits steps on ":" and choices on ",", ignores case, spaces and empty entries, knows the aliases', () => {
+    assert.deepEqual(kinds('Html:PlainText'), [['Html'], ['PlainText']]);
+    assert.deepEqual(kinds(' html : TEXT ,json::xml, '), [['Html'], ['PlainText', 'Json'], ['Xml']]);
+    assert.deepEqual(kinds('plaintext:AUTO'), [['PlainText'], ['Auto']]);
+  });
+
+  it("knows the original's filter names, with or without their Java package", () => {
+    assert.deepEqual(
+      kinds(
+        'TikaFilterProvider,ExternalFilterProvider:JSoupProcessingFilterProvider:DocumentFixerFilterProvider',
+      ),
+      [['Binary', 'Skip'], ['HtmlDocument'], ['FixTitle']],
+    );
+    assert.deepEqual(
+      kinds(
+        'com.funnelback.common.filter.TikaFilterProvider,CombinerFilterProvider:InjectNoIndexFilterProvider:ForkFilterProvider',
+      ),
+      [['Binary', 'Skip'], ['Skip'], ['Skip']],
+    );
+    assert.equal(parseFilterChain('tikafilterprovider')[0]![0]!.name, 'tikafilterprovider');
   });
 
   it('means Auto when there is no chain', () => {
-    assert.deepEqual(parseFilterChain(undefined), ['Auto']);
-    assert.deepEqual(parseFilterChain(''), ['Auto']);
-    assert.deepEqual(parseFilterChain(' , : '), ['Auto']);
+    assert.deepEqual(kinds(undefined), [['Auto']]);
+    assert.deepEqual(kinds(''), [['Auto']]);
+    assert.deepEqual(kinds(' , : '), [['Auto']]);
   });
 
   it('refuses an unknown filter with FILTER_UNKNOWN, listing the known ones', () => {
-    const err = expectSearchError(() => parseFilterChain('Html,TikaFilterProvider'), 'FILTER_UNKNOWN');
-    assert.match(err.message, /TikaFilterProvider/);
-    for (const name of ['PlainText', 'Html', 'Xml', 'Json', 'Auto'])
+    const err = expectSearchError(() => parseFilterChain('Html,PdfBoxFilterProvider'), 'FILTER_UNKNOWN');
+    assert.match(err.message, /PdfBoxFilterProvider/);
+    for (const name of [
+      'PlainText',
+      'Html',
+      'Xml',
+      'Json',
+      'Auto',
+      'TikaFilterProvider',
+      'ExternalFilterProvider',
+    ])
       assert.match(err.message, new RegExp(name));
     expectSearchError(() => runFilters('x', 'text/plain', { chain: 'Pdf' }), 'FILTER_UNKNOWN');
+  });
+});
+
+describe("the original's chain on documents that are not binary", () => {
+  const CMS =
+    'TikaFilterProvider,ExternalFilterProvider:JSoupProcessingFilterProvider:DocumentFixerFilterProvider';
+
+  it('an HTML page: Tika and External do not apply, JSoup reads the HTML, the fixer repairs a useless title', () => {
+    const skipped: string[] = [];
+    const doc = runFilters(
+      '<title>Untitled Document</title><h2>Ferry timetable</h2><p>Sailings</p>',
+      'text/html',
+      {
+        chain: CMS,
+        onSkipped: (filter) => skipped.push(filter),
+      },
+    );
+    assert.equal(doc.title, 'Ferry timetable');
+    assert.equal(doc.text, 'Ferry timetable\nSailings');
+    assert.deepEqual(skipped, ['ExternalFilterProvider']);
+  });
+
+  it('a plain text document: no step applies, so Auto reads it; JSoup never parses text as HTML', () => {
+    const doc = runFilters('a <b> c', 'text/plain', { chain: CMS });
+    assert.equal(doc.text, 'a <b> c');
+    assert.equal(doc.title, 'a <b> c');
+  });
+
+  it('the first filter of a choice that applies runs, the others not', () => {
+    assert.equal(
+      runFilters('<p>&amp;lt;b&amp;gt;</p>', 'text/html', { chain: 'Html,Html' }).text,
+      '&lt;b&gt;',
+    );
+    assert.equal(
+      runFilters('<p>x</p>', 'text/html', { chain: 'ExternalFilterProvider,PlainText' }).text,
+      '<p>x</p>',
+    );
   });
 });
 
@@ -29,7 +93,7 @@ describe('filter chain order', () => {
   it('runs filters in order, each on the text of the one before', () => {
     // One Html pass decodes &amp;lt; to &lt;; a second pass reads that as "<".
     assert.equal(runFilters('<p>&amp;lt;b&amp;gt;</p>', 'text/html', { chain: 'Html' }).text, '&lt;b&gt;');
-    assert.equal(runFilters('<p>&amp;lt;b&amp;gt;</p>', 'text/html', { chain: 'Html,Html' }).text, '<b>');
+    assert.equal(runFilters('<p>&amp;lt;b&amp;gt;</p>', 'text/html', { chain: 'Html:Html' }).text, '<b>');
     // PlainText first keeps the markup, Html then removes it.
     assert.equal(runFilters('<p>a</p><p>b</p>', 'text/plain', { chain: 'PlainText:Html' }).text, 'a\nb');
   });
@@ -37,16 +101,16 @@ describe('filter chain order', () => {
   it('lets a later filter read what an earlier one extracted, keeping the metadata of both', () => {
     const page =
       '<meta name="author" content="Ada"><title>Page</title><pre>{"title": "From JSON", "x": "y"}</pre>';
-    const doc = runFilters(page, 'text/html', { chain: 'Html,Json' });
+    const doc = runFilters(page, 'text/html', { chain: 'Html:Json' });
     assert.equal(doc.title, 'From JSON');
     assert.deepEqual(doc.metadata, { '<author>': ['Ada'], title: ['From JSON'], x: ['y'] });
     assert.equal(doc.text, 'From JSON\ny');
     // The other order cannot work: the page is not JSON.
-    expectSearchError(() => runFilters(page, 'text/html', { chain: 'Json,Html' }), 'FILTER_FAILED');
+    expectSearchError(() => runFilters(page, 'text/html', { chain: 'Json:Html' }), 'FILTER_FAILED');
   });
 
   it('keeps the links of an earlier filter', () => {
-    const doc = runFilters('<a href="/x">x</a>', 'text/html', { chain: 'Html,PlainText' });
+    const doc = runFilters('<a href="/x">x</a>', 'text/html', { chain: 'Html:PlainText' });
     assert.deepEqual(doc.links, [{ href: 'http://example.com/x', text: 'x' }]);
   });
 });

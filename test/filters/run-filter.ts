@@ -11,13 +11,19 @@ export const KEY = 'http://example.com/a/b/page.html';
 export function runFilters(
   content: string | Uint8Array,
   contentType: string,
-  options: { chain?: string; xmlConfig?: XmlConfigLike; key?: string } = {},
+  options: {
+    chain?: string;
+    xmlConfig?: XmlConfigLike;
+    key?: string;
+    onSkipped?: (filter: string, reason: string) => void;
+  } = {},
 ): FilteredDocument {
   const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
   return runFilterChain(
     { key: options.key ?? KEY, content: bytes, contentType, metadata: {} },
     options.chain,
     options.xmlConfig,
+    options.onSkipped,
   );
 }
 

@@ -8,46 +8,97 @@ import { jsonFilter } from './json-filter.js';
 import { plainTextFilter } from './plain-text-filter.js';
 import type { XmlConfigLike } from './xml-config-like.js';
 import { startsWithXmlDeclaration, xmlFilter } from './xml-filter.js';
+import { fixDocumentTitle } from './title-fixer.js';
 
-/** A filter of the chain, by its canonical name. `Auto` picks one of the others by content type. */
+/** A filter of ours, by its canonical name. `Auto` picks one of the others by content type. */
 export type FilterName = 'PlainText' | 'Html' | 'Xml' | 'Json' | 'Auto';
 
+/**
+ * What one filter of a chain does here:
+ * - one of ours ({@link FilterName});
+ * - `Binary`: the original's `TikaFilterProvider`: a PDF or Office Open XML document becomes
+ *   HTML (its text, title and properties) for the steps after it; other documents pass;
+ * - `HtmlDocument`: `JSoupProcessingFilterProvider`: the HTML filter, for HTML documents only;
+ * - `FixTitle`: `DocumentFixerFilterProvider`: a missing or useless title is repaired;
+ * - `Skip`: a filter of the original with no meaning here (`ExternalFilterProvider` without
+ *   an external program, `CombinerFilterProvider`...): accepted, never chosen, noted once in push.log.
+ */
+export type FilterKind = FilterName | 'Binary' | 'HtmlDocument' | 'FixTitle' | 'Skip';
+
+/** One filter of a chain: the name as written, and what it does here. */
+export interface FilterChoice {
+  name: string;
+  kind: FilterKind;
+}
+
 /** Filter names as users write them (case-insensitive), with aliases. */
-const NAMES: ReadonlyMap<string, FilterName> = new Map([
+const NAMES: ReadonlyMap<string, FilterKind> = new Map([
   ['plaintext', 'PlainText'],
   ['text', 'PlainText'],
   ['html', 'Html'],
   ['xml', 'Xml'],
   ['json', 'Json'],
   ['auto', 'Auto'],
+  // The original's built-in filters (compat), also written with their Java package.
+  ['tikafilterprovider', 'Binary'],
+  ['jsoupprocessingfilterprovider', 'HtmlDocument'],
+  ['documentfixerfilterprovider', 'FixTitle'],
+  ['externalfilterprovider', 'Skip'],
+  ['combinerfilterprovider', 'Skip'],
+  ['injectnoindexfilterprovider', 'Skip'],
+  ['forkfilterprovider', 'Skip'],
 ]);
 
-const KNOWN = 'PlainText (alias Text), Html, Xml, Json, Auto';
+const KNOWN =
+  "PlainText (alias Text), Html, Xml, Json, Auto, and the original's TikaFilterProvider, JSoupProcessingFilterProvider, DocumentFixerFilterProvider, ExternalFilterProvider, CombinerFilterProvider, InjectNoIndexFilterProvider, ForkFilterProvider";
+
+/** Why a `Skip` filter does nothing here (the push.log note). */
+export const SKIPPED_REASON: Readonly<Record<string, string>> = {
+  externalfilterprovider: 'no external filter program is configured here',
+  combinerfilterprovider: 'push documents have no .pan.txt/.fun.txt side files to combine',
+  injectnoindexfilterprovider: 'filter.noindex rules are not supported here',
+  forkfilterprovider: 'forking a document into several is not supported here',
+};
 
 /**
- * Parses the filter chain syntax of the `filters` request parameter and `filter.classes`:
- * filter names separated by `,` or `:`, run in that order; names are case-insensitive,
- * spaces around them and empty entries are ignored. No names at all (undefined or blank)
- * is `['Auto']`. An unknown name is `FILTER_UNKNOWN` (a 400 at the API), listing the known ones.
+ * Parses the original's filter chain syntax, used by the `filters` request parameter and
+ * `filter.classes`: steps separated by `:` run in order, each the output of the one before;
+ * a step may be a choice of filters separated by `,`, of which the first that applies to the
+ * document runs (the original chooses one filter of a choice set by document type). Names
+ * are case-insensitive and may carry a Java package (`com.funnelback.common.filter.X`);
+ * spaces and empty entries are ignored. No names at all (undefined or blank) is one `Auto`
+ * step. An unknown name is `FILTER_UNKNOWN` (a 400 at the API), listing the known ones.
  */
-export function parseFilterChain(spec: string | undefined): FilterName[] {
-  const names: FilterName[] = [];
-  for (const entry of (spec ?? '').split(/[,:]/)) {
-    const word = entry.trim();
-    if (word === '') continue;
-    const name = NAMES.get(word.toLowerCase());
-    if (name === undefined) {
-      throw new SearchError(
-        'FILTER_UNKNOWN',
-        `unknown filter "${word}" in filter chain "${spec}"; known filters: ${KNOWN}`,
-        {
-          details: { filter: word, chain: spec },
-        },
-      );
+export function parseFilterChain(spec: string | undefined): FilterChoice[][] {
+  const steps: FilterChoice[][] = [];
+  for (const stepText of (spec ?? '').split(':')) {
+    const step: FilterChoice[] = [];
+    for (const entry of stepText.split(',')) {
+      const word = entry.trim();
+      if (word === '') continue;
+      const kind = NAMES.get(simpleName(word));
+      if (kind === undefined) {
+        throw new SearchError(
+          'FILTER_UNKNOWN',
+          `unknown filter "${word}" in filter chain "${spec}"; known filters: ${KNOWN}`,
+          { details: { filter: word, chain: spec } },
+        );
+      }
+      step.push({ name: word, kind });
     }
-    names.push(name);
+    if (step.length > 0) steps.push(step);
   }
-  return names.length === 0 ? ['Auto'] : names;
+  return steps.length === 0 ? [[{ name: 'Auto', kind: 'Auto' }]] : steps;
+}
+
+/** `com.funnelback.common.filter.TikaFilterProvider` → `tikafilterprovider`. */
+function simpleName(word: string): string {
+  return word.slice(word.lastIndexOf('.') + 1).toLowerCase();
+}
+
+/** True when a chain can extract binary documents (a `TikaFilterProvider` or `Auto` in it). */
+export function chainExtractsBinary(steps: FilterChoice[][]): boolean {
+  return steps.some((step) => step.some((choice) => choice.kind === 'Binary' || choice.kind === 'Auto'));
 }
 
 /**
@@ -71,18 +122,23 @@ export function chooseAutoFilter(mediaType: string, text: string): Exclude<Filte
 
 /**
  * Runs a pushed document through its filter chain (`chainSpec`: the `filters` parameter or
- * `filter.classes`; undefined or blank means `Auto`).
+ * `filter.classes`; undefined or blank means `Auto`), see {@link parseFilterChain}.
  *
  * The first filter gets the content decoded by the Content-Type charset (see
  * {@link decodeContent}: BOM, `charset=`, the document's own declaration, else UTF-8; invalid
- * bytes become U+FFFD, an unknown charset is FILTER_FAILED). Each later filter gets the
- * previous filter's text, as `text/plain` (so `Html,PlainText` runs the text filter on the
- * page's text). Results accumulate: metadata values and links add up, a later title,
- * docUrl or language replaces an earlier one, the last filter's text is the text.
+ * bytes become U+FFFD, an unknown charset is FILTER_FAILED). A PDF or Office Open XML document
+ * reaches the chain with `input.extracted` (its HTML, made by `binary/binary-extractor.ts`
+ * before the chain runs): `TikaFilterProvider`, or `Auto`, replaces the content with it. Each
+ * later filter of ours gets the previous filter's text, as `text/plain` (so `Html:PlainText`
+ * runs the text filter on the page's text). Results accumulate: metadata values and links add
+ * up, a later title, docUrl or language replaces an earlier one, the last filter's text is the
+ * text. When no filter of the chain applied to the document (e.g. a plain text document and
+ * the chain `TikaFilterProvider:JSoupProcessingFilterProvider`), `Auto` reads it.
  *
  * An explicit `Xml` does not look at the Content-Type (asking for it says the content is
  * XML) but still requires the XML declaration.
  *
+ * `onSkipped` hears of each `Skip` filter passed over (the caller notes it once in push.log).
  * Throws only SearchError: FILTER_UNKNOWN for a bad chain, FILTER_FAILED (message naming the
  * filter and the problem) when a filter cannot read the document.
  */
@@ -90,22 +146,65 @@ export function runFilterChain(
   input: FilterInput,
   chainSpec: string | undefined,
   xmlConfig?: XmlConfigLike,
+  onSkipped?: (filter: string, reason: string) => void,
 ): FilteredDocument {
-  const names = parseFilterChain(chainSpec);
+  const steps = parseFilterChain(chainSpec);
   const contentType = parseContentType(input.contentType);
-  const sniffHtml = names[0] === 'Html' || (names[0] === 'Auto' && isHtmlMediaType(contentType.mediaType));
+  const first = steps[0]![0]!.kind;
+  const sniffHtml = first === 'Html' || (first === 'Auto' && isHtmlMediaType(contentType.mediaType));
   let text = decodeContent(input.content, contentType, sniffHtml);
   let mediaType = contentType.mediaType;
+  let extracted = input.extracted;
+  const useExtracted = (): boolean => {
+    if (extracted === undefined) return false;
+    text = extracted;
+    mediaType = 'text/html';
+    extracted = undefined;
+    return true;
+  };
 
   let result: FilteredDocument | undefined;
-  for (const name of names) {
-    const filter = name === 'Auto' ? chooseAutoFilter(mediaType, text) : name;
+  let fixTitle = false;
+  const run = (filter: Exclude<FilterName, 'Auto'> | 'Binary'): void => {
     const out = runOne(filter, text, input.key, xmlConfig);
     result = result === undefined ? out : merge(result, out);
     text = out.text;
     mediaType = 'text/plain';
+  };
+  for (const step of steps) {
+    for (const choice of step) {
+      const applied = ((): boolean => {
+        switch (choice.kind) {
+          case 'Binary':
+            return useExtracted();
+          case 'HtmlDocument':
+            if (!isHtmlMediaType(mediaType)) return false;
+            run('Html');
+            return true;
+          case 'FixTitle':
+            fixTitle = true;
+            return true;
+          case 'Skip':
+            onSkipped?.(choice.name, SKIPPED_REASON[simpleName(choice.name)] ?? 'it has no meaning here');
+            return false;
+          case 'Auto':
+            useExtracted();
+            run(chooseAutoFilter(mediaType, text));
+            return true;
+          default:
+            run(choice.kind);
+            return true;
+        }
+      })();
+      if (applied) break;
+    }
   }
-  return result as FilteredDocument;
+  if (result === undefined) {
+    useExtracted();
+    run(chooseAutoFilter(mediaType, text));
+  }
+  const document = result as FilteredDocument;
+  return fixTitle ? fixDocumentTitle(document) : document;
 }
 
 function runOne(

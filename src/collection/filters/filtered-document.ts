@@ -45,6 +45,11 @@ export interface FilterInput {
   contentType: string;
   /** The metadata the push set (name → values). Read-only for filters; not copied to the output. */
   metadata: Record<string, string[]>;
+  /**
+   * A PDF or Office Open XML document's text as HTML, extracted before the chain ran (the
+   * extraction is asynchronous and runs in a worker thread; see `binary/binary-extractor.ts`).
+   */
+  extracted?: string;
 }
 
 /** At most this many links are kept per document (the rest are ignored). */
