@@ -23,7 +23,7 @@ import { adminUi } from './admin-ui/admin-ui.js';
 import { UiSessions } from './admin-ui/ui-session.js';
 import { registerApiUi } from './api-ui.js';
 import { registerOpenApi } from './openapi-document.js';
-import { pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
+import { principalOf, pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
 import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
 import { installCors, readCorsOrigins } from './cors.js';
@@ -84,6 +84,8 @@ const SMALL_BODY_LIMIT = 1024 * 1024;
  * (up to 9 bytes each once percent-encoded) plus metadata headers.
  */
 const MAX_HEADER_BYTES = 64 * 1024;
+/** The fraction of the body budget one user's document bodies may hold at once. */
+const BODY_BUDGET_USER_SHARE = 0.5;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
@@ -126,8 +128,10 @@ async function buildOnLockedHome(
   const manager = new CollectionManager(home, pushLog);
   // Failed logins, first-start admin and token issues: a log of their own, read by operators.
   const securityLog = createPushLog(join(home.webLogFolder, 'security.log'));
+  // One user holds at most half of it: another user's pushes always find room.
   const bodyBudget = new ByteBudget(
     Math.max(options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES, globalConfig.maxRequestBytes),
+    { ownerShare: BODY_BUDGET_USER_SHARE },
   );
 
   /** Answers any error in the contract's form (the error handler, and the router's own errors). */
@@ -215,6 +219,12 @@ async function buildOnLockedHome(
       manager,
       maxRequestBytes: globalConfig.maxRequestBytes,
       bodyIdleTimeoutMs: globalConfig.bodyIdleTimeoutSeconds * 1000,
+      bodyMinBytesPerSecond: globalConfig.bodyMinBytesPerSecond,
+      // The push routes authenticate in onRequest, before the body is admitted.
+      budgetOwnerOf: (request) => {
+        const user = principalOf(request)?.user;
+        return user === undefined ? `address ${request.ip}` : `user ${user}`;
+      },
       bodyBudget,
       authenticate: options.authenticate ?? pushAuthenticator(auth),
     });

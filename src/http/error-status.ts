@@ -14,6 +14,8 @@ const STATUS_BY_CODE = {
   METADATA_INVALID: 400,
   BODY_INVALID: 400,
   BODY_TIMEOUT: 408,
+  // A document body arriving slower than server.body-min-bytes-per-second.
+  BODY_TOO_SLOW: 408,
   REQUEST_TIMEOUT: 408,
   REQUEST_INVALID: 400,
   HEADERS_TOO_LARGE: 431,

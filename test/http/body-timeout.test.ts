@@ -16,7 +16,12 @@ describe('request body timeouts', () => {
   before(async () => {
     const temp = tempHome();
     cleanup = temp.cleanup;
-    writeGlobalCfg(temp.home, ['server.body-idle-timeout-seconds=1', 'server.request-timeout-seconds=5']);
+    // No minimum rate here: these tests are about pauses (the minimum rate has slow-uploads.test.ts).
+    writeGlobalCfg(temp.home, [
+      'server.body-idle-timeout-seconds=1',
+      'server.body-min-bytes-per-second=0',
+      'server.request-timeout-seconds=5',
+    ]);
     server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
     server.manager.create('docs', 'push');
   });

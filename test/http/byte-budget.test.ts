@@ -88,4 +88,45 @@ describe('ByteBudget', () => {
     assert.equal(budget.inUse, 0);
     assert.equal(budget.waiting, 0);
   });
+
+  it('one owner holds at most its share; its waiters do not hold up other owners', async () => {
+    const budget = new ByteBudget(100, { ownerShare: 0.5 });
+    const a1 = budget.tryAcquire(30, 'slow');
+    assert.ok(a1);
+    assert.equal(budget.tryAcquire(30, 'slow'), undefined, 'over the share of slow');
+    const order: string[] = [];
+    const a2 = budget.acquire(30, undefined, 'slow').then((r) => (order.push('slow'), r));
+    // Another owner is not behind slow's waiter: it goes at once.
+    const b = budget.tryAcquire(40, 'other');
+    assert.ok(b, 'other gets room while slow waits for its share');
+    assert.equal(budget.inUseBy('slow'), 30);
+    assert.equal(budget.inUseBy('other'), 40);
+    a1();
+    await settle();
+    assert.deepEqual(order, ['slow']);
+    (await a2)();
+    b();
+    assert.equal(budget.inUse, 0);
+    assert.equal(budget.inUseBy('slow'), 0);
+  });
+
+  it('a reservation larger than the share is cut to the share; a lack of room overall still keeps the order', async () => {
+    const budget = new ByteBudget(100, { ownerShare: 0.5 });
+    const big = await budget.acquire(1000, undefined, 'a');
+    assert.equal(budget.inUse, 50);
+    const held = await budget.acquire(40, undefined, 'b');
+    const order: string[] = [];
+    const c = budget.acquire(30, undefined, 'c').then((r) => (order.push('c'), r));
+    const d = budget.acquire(5, undefined, 'd').then((r) => (order.push('d'), r));
+    await settle();
+    assert.deepEqual(order, [], 'c lacks room overall, so d waits behind it');
+    assert.equal(budget.tryAcquire(5, 'e'), undefined, 'no overtaking c');
+    big();
+    await settle();
+    assert.deepEqual(order, ['c', 'd']);
+    held();
+    (await c)();
+    (await d)();
+    assert.equal(budget.inUse, 0);
+  });
 });

@@ -113,6 +113,16 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
       'A document body during which no byte arrives for this long is answered 408 and its connection closed.',
   },
   {
+    key: 'server.body-min-bytes-per-second',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '1024',
+    min: 0,
+    max: 1073741824,
+    description:
+      'A document body slower than this on average over server.body-idle-timeout-seconds is answered 408 and its connection closed; 0 turns the minimum off.',
+  },
+  {
     key: 'server.request-timeout-seconds',
     file: 'global.cfg',
     kind: 'integer',
@@ -156,6 +166,8 @@ export interface GlobalConfig {
   readonly maxRequestBytes: number;
   /** `server.body-idle-timeout-seconds`. */
   readonly bodyIdleTimeoutSeconds: number;
+  /** `server.body-min-bytes-per-second`; 0: no minimum. */
+  readonly bodyMinBytesPerSecond: number;
   /** `server.request-timeout-seconds`. */
   readonly requestTimeoutSeconds: number;
 }
@@ -316,6 +328,7 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     workerThreadCount: integer('push.worker-thread-count', Math.max(1, cpuCount)),
     maxRequestBytes: integer('push.max-request-bytes'),
     bodyIdleTimeoutSeconds: integer('server.body-idle-timeout-seconds'),
+    bodyMinBytesPerSecond: integer('server.body-min-bytes-per-second'),
     requestTimeoutSeconds: integer('server.request-timeout-seconds'),
     filterClasses,
     queryProcessorOptions,
@@ -358,6 +371,7 @@ export function resolveGlobalConfig(
     workerThreadCount: config.workerThreadCount,
     maxRequestBytes: config.maxRequestBytes,
     bodyIdleTimeoutSeconds: config.bodyIdleTimeoutSeconds,
+    bodyMinBytesPerSecond: config.bodyMinBytesPerSecond,
     requestTimeoutSeconds: config.requestTimeoutSeconds,
   };
 }

@@ -12,23 +12,32 @@ export interface DocumentAdmissionOptions {
   maxRequestBytes: number;
   /** A document body with no byte for this long fails with 408 BODY_TIMEOUT. */
   bodyIdleTimeoutMs: number;
+  /**
+   * A document body slower than this on average over a window of `bodyIdleTimeoutMs` fails
+   * with 408 BODY_TOO_SLOW; 0: no minimum.
+   */
+  bodyMinBytesPerSecond: number;
   /** Bounds the document bodies held in memory at once. */
   bodyBudget: ByteBudget;
+  /** Whose share of `bodyBudget` a request's body counts against (its user). */
+  budgetOwnerOf: (request: FastifyRequest) => string;
 }
 
 /**
  * The `preParsing` hook of the document routes: fails a document write before its body is
  * read (collection, key, upgrade guard, declared size), then waits for room for the body in
- * the shared byte budget; the reservation ends when the response is finished. A body that
- * pauses for longer than `bodyIdleTimeoutMs` fails with 408 BODY_TIMEOUT.
+ * the shared byte budget (within its owner's share); the reservation ends when the response
+ * is finished. A body that pauses for longer than `bodyIdleTimeoutMs` fails with 408
+ * BODY_TIMEOUT, one slower than `bodyMinBytesPerSecond` with 408 BODY_TOO_SLOW.
  *
  * Callback style: the usual request (room in the budget) goes on without a promise.
  */
 export function documentAdmission(options: DocumentAdmissionOptions): preParsingHookHandler {
-  const { manager, maxRequestBytes, bodyIdleTimeoutMs, bodyBudget } = options;
+  const { manager, maxRequestBytes, bodyIdleTimeoutMs, bodyMinBytesPerSecond, bodyBudget, budgetOwnerOf } =
+    options;
 
   /** Waits in line for room for `bytes`; a client that leaves meanwhile gives up its place. */
-  const waitForRoom = async (reply: FastifyReply, bytes: number): Promise<() => void> => {
+  const waitForRoom = async (reply: FastifyReply, bytes: number, owner: string): Promise<() => void> => {
     const aborted = new AbortController();
     const left = () =>
       new SearchError('BODY_INVALID', 'the client closed the connection while the request waited');
@@ -40,7 +49,7 @@ export function documentAdmission(options: DocumentAdmissionOptions): preParsing
     reply.raw.once('close', onClose);
     let release: () => void;
     try {
-      release = await bodyBudget.acquire(bytes, aborted.signal);
+      release = await bodyBudget.acquire(bytes, aborted.signal, owner);
     } finally {
       reply.raw.off('close', onClose);
     }
@@ -63,19 +72,32 @@ export function documentAdmission(options: DocumentAdmissionOptions): preParsing
     reply.raw.once('close', release);
     // The whole body has arrived already (a small body comes with the headers): it cannot stall.
     if (request.raw.complete) return payload;
-    return watchBodyIdle(payload, bodyIdleTimeoutMs, () => {
-      // The rest of the body may still come: the connection cannot carry another request.
-      reply.header('connection', 'close');
-      return new SearchError(
-        'BODY_TIMEOUT',
-        `no byte of the body arrived for ${bodyIdleTimeoutMs / 1000} s: send bodies without pauses ` +
-          '(server.body-idle-timeout-seconds in conf/global.cfg)',
-      );
+    return watchBodyIdle(payload, {
+      idleMs: bodyIdleTimeoutMs,
+      minBytesPerWindow: Math.ceil((bodyMinBytesPerSecond * bodyIdleTimeoutMs) / 1000),
+      idleError: () => {
+        // The rest of the body may still come: the connection cannot carry another request.
+        reply.header('connection', 'close');
+        return new SearchError(
+          'BODY_TIMEOUT',
+          `no byte of the body arrived for ${bodyIdleTimeoutMs / 1000} s: send bodies without pauses ` +
+            '(server.body-idle-timeout-seconds in conf/global.cfg)',
+        );
+      },
+      slowError: (bytesInWindow) => {
+        reply.header('connection', 'close');
+        return new SearchError(
+          'BODY_TOO_SLOW',
+          `only ${bytesInWindow} bytes of the body arrived in ${bodyIdleTimeoutMs / 1000} s; at least ` +
+            `${bodyMinBytesPerSecond} bytes a second are needed (server.body-min-bytes-per-second in conf/global.cfg)`,
+        );
+      },
     });
   };
 
   return (request, reply, payload, done) => {
     let bytes: number;
+    let owner: string;
     let release: (() => void) | undefined;
     try {
       const { collection } = request.params as { collection: string };
@@ -98,7 +120,8 @@ export function documentAdmission(options: DocumentAdmissionOptions): preParsing
         );
       }
       bytes = Number.isFinite(declared) ? declared : maxRequestBytes; // chunked: the most it may grow to
-      release = bodyBudget.tryAcquire(bytes);
+      owner = budgetOwnerOf(request);
+      release = bodyBudget.tryAcquire(bytes, owner);
     } catch (error) {
       done(error as Error);
       return;
@@ -107,7 +130,7 @@ export function documentAdmission(options: DocumentAdmissionOptions): preParsing
       done(null, admitted(request, reply, payload, release));
       return;
     }
-    waitForRoom(reply, bytes).then(
+    waitForRoom(reply, bytes, owner).then(
       (granted) => done(null, admitted(request, reply, payload, granted)),
       (error: Error) => done(error),
     );

@@ -25,6 +25,13 @@ export interface PushApiOptions {
   maxRequestBytes: number;
   /** A document body with no byte for this long fails with 408 BODY_TIMEOUT. Default 30 s. */
   bodyIdleTimeoutMs?: number;
+  /**
+   * A document body slower than this on average over a window of `bodyIdleTimeoutMs` fails
+   * with 408 BODY_TOO_SLOW. Default 0: no minimum.
+   */
+  bodyMinBytesPerSecond?: number;
+  /** Whose share of `bodyBudget` a request's body counts against (its user). Default: the client address. */
+  budgetOwnerOf?: (request: FastifyRequest) => string;
   /** Bounds the document bodies held in memory at once (shared by both prefixes). */
   bodyBudget: ByteBudget;
   /** Runs first on every push API request; none: no authentication. */
@@ -75,7 +82,14 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   }
 
   const typed = app.withTypeProvider<JsonSchemaToTsProvider>();
-  const admitBody = documentAdmission({ manager, maxRequestBytes, bodyIdleTimeoutMs, bodyBudget });
+  const admitBody = documentAdmission({
+    manager,
+    maxRequestBytes,
+    bodyIdleTimeoutMs,
+    bodyMinBytesPerSecond: options.bodyMinBytesPerSecond ?? 0,
+    bodyBudget,
+    budgetOwnerOf: options.budgetOwnerOf ?? ((request) => request.ip),
+  });
   documentRoutes(typed, { manager, maxRequestBytes, admitBody });
   commitAndVacuumRoutes(typed, manager);
   snapshotRoutes(typed, manager);

@@ -171,6 +171,7 @@ describe('resolveCollectionConfig', () => {
         'push.worker-thread-count',
         'push.max-request-bytes',
         'server.body-idle-timeout-seconds',
+        'server.body-min-bytes-per-second',
         'server.request-timeout-seconds',
         'filter.classes',
         'query_processor_options',
@@ -191,6 +192,7 @@ describe('resolveGlobalConfig', () => {
       workerThreadCount: 4,
       maxRequestBytes: 52428800,
       bodyIdleTimeoutSeconds: 5,
+      bodyMinBytesPerSecond: 1024,
       requestTimeoutSeconds: 600,
     });
     assert.throws(
