@@ -27,6 +27,28 @@ export const UPGRADE_RETRY_AFTER_SECONDS = 60;
  * Every collection of the installation: creation and deletion (admin side), lookup with
  * automatic start (push side), and the installation-wide upgrade preparation.
  */
+/**
+ * The `metamap.cfg` of a new push collection: the common metadata names mapped to the classes
+ * the original's default uses, so that pushed `title` metadata titles the results and the
+ * rest is searchable (`author:ann`) without configuration. Sources match pushed metadata
+ * names in any case and HTML `<meta name>` tags.
+ */
+export const DEFAULT_METAMAP = `# Default mapping: class,type,source (type 0: metadata only, 1: also searchable as content).
+# Sources are pushed metadata names (X-Service-Push-Metadata-{name}, any case) or HTML <meta name>.
+# Changes apply to new pushes; vacuum RE_INDEX applies them to stored documents.
+t,0,title
+t,0,dc.title
+c,1,description
+c,1,dc.description
+a,1,author
+a,1,dc.creator
+s,1,keywords
+s,1,subject
+s,1,dc.subject
+d,0,date
+d,0,dc.date
+`;
+
 export class CollectionManager {
   private readonly collections = new Map<string, PushCollection>();
   private upgrade: { state: UpgradeState; error?: string } | undefined;
@@ -87,6 +109,7 @@ export class CollectionManager {
     const lines = [`# Created ${new Date().toISOString()}`, `collection_type=${type}`];
     if (type === 'meta') lines.push(`meta.members=${members.join(',')}`);
     writeFileSync(this.home.collectionConfigFile(name), lines.join('\n') + '\n');
+    if (type === 'push') writeFileSync(this.home.collectionConfigFile(name, 'metamap.cfg'), DEFAULT_METAMAP);
     this.settings.forget(name);
   }
 

@@ -446,9 +446,19 @@ describe('parseQuery: * truncation', () => {
     assert.deepEqual(r.words, []);
   });
 
-  it('does not stem the prefix (the analyzer would cut it differently)', () => {
+  it('does not stem the prefix, and finds the word itself by its stem (the index holds stems)', () => {
     const stemming = createAnalyzer({ stem: true });
-    assert.deepEqual(tree('connections*', {}, stemming), { kind: 'prefix', prefix: 'connections' });
+    assert.deepEqual(tree('connections*', {}, stemming), {
+      kind: 'bool',
+      should: [{ kind: 'prefix', prefix: 'connections' }, term('connect')],
+    });
+    assert.deepEqual(tree('dns*', {}, stemming), {
+      kind: 'bool',
+      should: [{ kind: 'prefix', prefix: 'dns' }, term('dn')],
+    });
+    // A word the stemmer leaves alone needs nothing more: the prefix covers it.
+    assert.deepEqual(tree('rout*', {}, stemming), { kind: 'prefix', prefix: 'rout' });
+    assert.deepEqual(tree('connections*')?.kind, 'prefix', 'no stemming, no extra term');
   });
 
   it('drops a bare * and prefixes shorter than 2 characters, with a warning', () => {

@@ -13,7 +13,8 @@
  * | `\|x`                         | filter: required, not scored (the original's scoped inclusion)  |
  * | `[a "b c" t:d]`               | one clause: a BooleanQuery of should clauses, minShouldMatch 1  |
  * | `t:x`, `t:"a b"`, `t:[a b]`, `t:ab*` | the same with `field: 't'` and the class's analyzer      |
- * | `abc*`                        | PrefixQuery of `analyzer.normalizePrefix('abc')`                |
+ * | `abc*`                        | PrefixQuery of `analyzer.normalizePrefix('abc')`, OR the word's |
+ * |                               | own term when stemming changed it (`routing*` finds `rout`)     |
  * | `-a -b`                       | MatchAll with mustNot: everything but those                     |
  *
  * Decisions where the original is silent or where a malformed query must degrade:
@@ -297,8 +298,19 @@ class QueryParser {
     const parts: Query[] = before.map((term) => withField<TermQuery>({ kind: 'term', term }, field));
     const terms: QueryTerm[] = before.map((term) => withField<QueryTerm>({ term }, field));
     if (Array.from(prefix).length >= MIN_PREFIX_LENGTH) {
-      parts.push(withField<PrefixQuery>({ kind: 'prefix', prefix }, field));
+      const truncation = withField<PrefixQuery>({ kind: 'prefix', prefix }, field);
+      // Under stemming the index holds `rout` for "routing": the prefix alone would miss the
+      // word itself, so the word's own term is searched with it.
+      const own = analyzer.terms(cps.slice(start, end).join(''));
+      const stem =
+        own.length === 1 && /^\p{L}+$/u.test(prefix) && !own[0]!.startsWith(prefix) ? own[0] : undefined;
+      parts.push(
+        stem === undefined
+          ? truncation
+          : { kind: 'bool', should: [truncation, withField<TermQuery>({ kind: 'term', term: stem }, field)] },
+      );
       terms.push(withField<QueryTerm>({ term: prefix, prefix: true }, field));
+      if (stem !== undefined) terms.push(withField<QueryTerm>({ term: stem }, field));
     } else if (prefix === '') {
       this.warn('a * without letters or digits before it was ignored');
     } else {
