@@ -31,7 +31,7 @@ export const CONFIG_FILES = Object.freeze([
 ] as const);
 type ConfigFileName = (typeof CONFIG_FILES)[number];
 
-import { COLLECTION_INFO, USER_BODY, USER_VIEW } from './admin-schemas.js';
+import { API_TOKEN_BODY, API_TOKEN_VIEW, COLLECTION_INFO, USER_BODY, USER_VIEW } from './admin-schemas.js';
 import { plural } from '../plural.js';
 
 const COLLECTION_TAGS = ['admin-collections'];
@@ -361,6 +361,94 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
     async (request) => {
       const revoked = auth.users.revokeTokens(request.params.name);
       return { message: `${plural(revoked, 'token')} of ${request.params.name} revoked`, revoked };
+    },
+  );
+
+  // -------------------------------------------------------------------------------------
+  // API tokens: long-lived, named credentials for programs (X-Security-Token)
+
+  app.post<UserRoute & { Body: { name: string; collections?: string[]; expires?: string } }>(
+    '/users/:name/api-tokens',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: 'Create an API token',
+        description:
+          'A named token for a program acting as this user: sent as X-Security-Token like a login token, valid until it expires (never when "expires" is absent) or is revoked, reaching only its collections (within the user\'s). The token is in this answer only: it is stored as a hash. 409 API_TOKEN_EXISTS when the user has a token of that name.',
+        params: USER_PARAMS,
+        body: API_TOKEN_BODY,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              message: { type: 'string' },
+              token: { type: 'string', description: 'The secret, shown once.' },
+              apiToken: API_TOKEN_VIEW,
+            },
+            required: ['message', 'token', 'apiToken'],
+          },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      const { expires } = request.body;
+      const created = auth.users.createApiToken(name, {
+        name: request.body.name,
+        ...(request.body.collections === undefined ? {} : { collections: request.body.collections }),
+        ...(expires === undefined ? {} : { expires: Date.parse(expires) }),
+      });
+      return {
+        message: `API token ${request.body.name} of ${name} created: keep it now, it is not shown again`,
+        ...created,
+      };
+    },
+  );
+
+  app.get<UserRoute>(
+    '/users/:name/api-tokens',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: "List a user's API tokens",
+        description: 'Names, scopes, creation and expiry; never the tokens.',
+        params: USER_PARAMS,
+        response: {
+          200: {
+            type: 'object',
+            properties: { apiTokens: { type: 'array', items: API_TOKEN_VIEW } },
+            required: ['apiTokens'],
+          },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => ({ apiTokens: auth.users.listApiTokens(request.params.name) }),
+  );
+
+  app.delete<{ Params: { name: string; token: string } }>(
+    '/users/:name/api-tokens/:token',
+    {
+      schema: {
+        tags: USER_TAGS,
+        summary: 'Revoke an API token',
+        description: 'It stops working at once. 404 API_TOKEN_NOT_FOUND.',
+        params: {
+          type: 'object',
+          properties: {
+            name: USER_PARAMS.properties.name,
+            token: { type: 'string', description: "The API token's name." },
+          },
+          required: ['name', 'token'],
+        },
+        response: { 200: MESSAGE_RESPONSE, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { name, token } = request.params;
+      auth.users.revokeApiToken(name, token);
+      return { message: `API token ${token} of ${name} revoked` };
     },
   );
 }

@@ -51,3 +51,41 @@ export const USER_VIEW = {
   },
   required: ['name', 'permissions', 'collections', 'created', 'updated', 'activeTokens'],
 } as const;
+
+export const API_TOKEN_BODY = {
+  type: 'object',
+  properties: {
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: "Unique per user: letters, digits, '.', '_', '@', '-'.",
+    },
+    collections: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description:
+        'Collections the token may reach, within the user\'s (["*"] only for a user with every collection). Default: the user\'s.',
+    },
+    expires: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When it stops working (ISO 8601); absent: never.',
+    },
+  },
+  required: ['name'],
+  // A misspelt "expires" must be refused, not dropped (the token would live for ever).
+  propertyNames: { enum: ['name', 'collections', 'expires'] },
+} as const;
+
+export const API_TOKEN_VIEW = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    user: { type: 'string' },
+    collections: { type: 'array', items: { type: 'string' } },
+    created: { type: 'string', format: 'date-time' },
+    expires: { type: ['string', 'null'], format: 'date-time', description: 'null: never.' },
+  },
+  required: ['name', 'user', 'collections', 'created', 'expires'],
+} as const;

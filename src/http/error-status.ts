@@ -43,12 +43,14 @@ const STATUS_BY_CODE = {
   DOCUMENT_NOT_FOUND: 404,
   SNAPSHOT_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
+  API_TOKEN_NOT_FOUND: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   // 409: valid request, but the collection is in a state that does not allow it.
   WRONG_STATE: 409,
   COLLECTION_EXISTS: 409,
   SNAPSHOT_EXISTS: 409,
+  API_TOKEN_EXISTS: 409,
   // A snapshot folder that holds no complete index (e.g. copied by hand, half-way).
   SNAPSHOT_INVALID: 409,
   // Deleting or demoting the last user with sec.administer would lock everybody out.

@@ -13,7 +13,7 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   /** Collection names, or `["*"]`. */
   collections: readonly string[];
-  /** How the request proved it: HTTP Basic or a login token. */
+  /** How the request proved it: HTTP Basic or a token (login or API token). */
   via: 'basic' | 'token';
   /** The token the request carried (for logout), when `via` is `token`. */
   token?: string;
@@ -145,7 +145,7 @@ export class Authenticator {
         'the X-Security-Token is unknown, expired or revoked: log in again with POST /admin-api/account/v1/login',
       );
     }
-    const who = principal(user, 'token', token);
+    const who = principal(user, 'token', token, record.collections);
     // Entries of revoked or expired tokens are never used again; drop them all now and then.
     if (this.tokens.size >= MAX_CACHED_CREDENTIALS) this.tokens.clear();
     this.tokens.set(record.id, { token: Buffer.from(token), record, user, principal: who });
@@ -225,14 +225,30 @@ export function mayAccess(who: Principal, collection: string): boolean {
   return who.collections.includes(ALL_COLLECTIONS) || who.collections.includes(collection);
 }
 
-function principal(user: StoredUser, via: 'basic' | 'token', token?: string): Principal {
+/**
+ * Who a request is. An API token's `scope` narrows the user's collections (never widens them:
+ * a user who lost a collection loses it through its tokens too).
+ */
+function principal(
+  user: StoredUser,
+  via: 'basic' | 'token',
+  token?: string,
+  scope?: readonly string[],
+): Principal {
   return {
     user: user.name,
     permissions: new Set(user.permissions),
-    collections: [...user.collections],
+    collections: scope === undefined ? [...user.collections] : narrow(user.collections, scope),
     via,
     ...(token === undefined ? {} : { token }),
   };
+}
+
+/** The collections both lists reach (`*` in one of them: the other). */
+function narrow(user: readonly string[], scope: readonly string[]): string[] {
+  if (user.includes(ALL_COLLECTIONS)) return [...scope];
+  if (scope.includes(ALL_COLLECTIONS)) return [...user];
+  return user.filter((c) => scope.includes(c));
 }
 
 /** `Basic base64(user:password)` (RFC 7617, UTF-8), or undefined when absent or malformed. */

@@ -35,15 +35,51 @@ export interface UserView {
   activeTokens: number;
 }
 
-/** A login token as stored: its id and the SHA-256 of its secret, never the token itself. */
+/** A token as stored: its id and the SHA-256 of its secret, never the token itself. */
 export interface StoredToken {
   id: string;
   secretHash: string;
   user: string;
   /** Milliseconds since the epoch. */
   created: number;
+  /** Milliseconds since the epoch; {@link NO_EXPIRY} for an API token without expiry. */
   expires: number;
+  /** API tokens only: the name an administrator gave it (unique per user). Login tokens have none. */
+  name?: string;
+  /** API tokens only: the collections it may reach (never wider than its user's, checked again at each use). */
+  collections?: string[];
 }
+
+/** `expires` of an API token that never expires. */
+export const NO_EXPIRY = Number.MAX_SAFE_INTEGER;
+
+/** Login tokens a user keeps at most: logging in beyond it ends the oldest session. */
+export const MAX_LOGIN_TOKENS_PER_USER = 50;
+
+/** API tokens a user may hold. */
+export const MAX_API_TOKENS_PER_USER = 100;
+
+/** An API token as the admin API shows it: never its secret or hash. */
+export interface ApiTokenView {
+  name: string;
+  user: string;
+  /** Collection names, or `["*"]`: the token's own scope (the user's access still applies). */
+  collections: string[];
+  created: string;
+  /** ISO date, or null: never. */
+  expires: string | null;
+}
+
+/** What {@link UserStore.createApiToken} takes. */
+export interface ApiTokenInput {
+  name: string;
+  /** Default: the user's collections at creation (`["*"]` for a user with every collection). */
+  collections?: readonly string[];
+  /** Milliseconds since the epoch; absent: never expires. */
+  expires?: number;
+}
+
+const TOKEN_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
 /** What {@link UserStore.put} sets. */
 export interface UserInput {
@@ -136,7 +172,8 @@ export class UserStore {
   }
 
   /**
-   * Creates or replaces a user. A new or changed password revokes every token of the user.
+   * Creates or replaces a user. A new or changed password revokes the user's login tokens (its
+   * API tokens are credentials of their own, revoked one by one or all with {@link revokeTokens}).
    * Refuses (`LAST_ADMINISTRATOR`) to take `sec.administer` from the last user holding it.
    */
   async put(name: string, input: UserInput): Promise<{ created: boolean; tokensRevoked: number }> {
@@ -163,7 +200,7 @@ export class UserStore {
       updated: now,
     };
     this.users.set(name, user);
-    const tokensRevoked = passwordHash !== undefined ? this.dropTokens(name) : 0;
+    const tokensRevoked = passwordHash !== undefined ? this.dropTokens(name, 'login') : 0;
     this.save();
     if (passwordHash !== undefined && existing !== undefined) this.onPasswordChanged?.(name);
     return { created: existing === undefined, tokensRevoked };
@@ -186,16 +223,97 @@ export class UserStore {
     return user;
   }
 
-  /** Issues a token for `user` valid `ttlMs`; the token itself is returned once and never stored. */
+  /**
+   * Issues a login token for `user` valid `ttlMs`; the token itself is returned once and never
+   * stored. A user keeps at most {@link MAX_LOGIN_TOKENS_PER_USER}: the oldest go first.
+   */
   issueToken(user: string, ttlMs: number): { token: string; expires: number } {
     this.require(user);
+    const logins = [...this.tokens.values()]
+      .filter((t) => t.user === user && t.name === undefined)
+      .sort((a, b) => a.created - b.created);
+    for (const old of logins.slice(0, Math.max(0, logins.length - MAX_LOGIN_TOKENS_PER_USER + 1)))
+      this.tokens.delete(old.id);
+    const created = this.clock();
+    const { token, record } = this.newToken(user, created, created + ttlMs);
+    this.tokens.set(record.id, record);
+    this.save();
+    return { token, expires: record.expires };
+  }
+
+  /**
+   * Creates a named API token for `user`: `X-Security-Token` like a login token, without the
+   * 14 days (an optional expiry instead), reaching only `collections` (which must lie within the
+   * user's). The token is returned once and never stored. `API_TOKEN_EXISTS` when the user has
+   * one of that name.
+   */
+  createApiToken(user: string, input: ApiTokenInput): { token: string; apiToken: ApiTokenView } {
+    const owner = this.require(user);
+    if (!TOKEN_NAME.test(input.name)) {
+      throw new SearchError(
+        'PARAMETER_INVALID',
+        `the token name ${JSON.stringify(input.name)} is not valid: 1 to 64 letters, digits, '.', '_', '@', '-'`,
+      );
+    }
+    const mine = [...this.tokens.values()].filter((t) => t.user === user && t.name !== undefined);
+    if (mine.some((t) => t.name === input.name))
+      throw new SearchError('API_TOKEN_EXISTS', `user ${user} already has an API token named ${input.name}`);
+    if (mine.length >= MAX_API_TOKENS_PER_USER) {
+      throw new SearchError(
+        'PARAMETER_INVALID',
+        `user ${user} has ${MAX_API_TOKENS_PER_USER} API tokens, the most allowed: revoke one first`,
+      );
+    }
+    const collections = normalizeCollections(input.collections ?? owner.collections);
+    if (!owner.collections.includes(ALL_COLLECTIONS)) {
+      const outside = collections.filter((c) => !owner.collections.includes(c));
+      if (outside.length > 0) {
+        throw new SearchError(
+          'PARAMETER_INVALID',
+          `an API token reaches no more than its user: ${user} has no access to ${outside.join(', ')}`,
+        );
+      }
+    }
+    const created = this.clock();
+    if (input.expires !== undefined && !(Number.isFinite(input.expires) && input.expires > created))
+      throw new SearchError('PARAMETER_INVALID', 'the expiry of an API token must lie in the future');
+    const { token, record } = this.newToken(user, created, input.expires ?? NO_EXPIRY);
+    record.name = input.name;
+    record.collections = collections;
+    this.tokens.set(record.id, record);
+    this.save();
+    return { token, apiToken: apiTokenView(record) };
+  }
+
+  /** The live API tokens of `user`, by name. `USER_NOT_FOUND` when unknown. */
+  listApiTokens(user: string): ApiTokenView[] {
+    this.require(user);
+    const now = this.clock();
+    return [...this.tokens.values()]
+      .filter((t) => t.user === user && t.name !== undefined && t.expires > now)
+      .sort((a, b) => (a.name! < b.name! ? -1 : a.name! > b.name! ? 1 : 0))
+      .map(apiTokenView);
+  }
+
+  /** Revokes the API token `name` of `user`. `USER_NOT_FOUND`, `API_TOKEN_NOT_FOUND`. */
+  revokeApiToken(user: string, name: string): void {
+    this.require(user);
+    const record = [...this.tokens.values()].find(
+      (t) => t.user === user && t.name === name && t.expires > this.clock(),
+    );
+    if (record === undefined)
+      throw new SearchError(
+        'API_TOKEN_NOT_FOUND',
+        `user ${user} has no API token named ${JSON.stringify(name)}`,
+      );
+    this.tokens.delete(record.id);
+    this.save();
+  }
+
+  private newToken(user: string, created: number, expires: number): { token: string; record: StoredToken } {
     const id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32).toString('base64url');
-    const created = this.clock();
-    const record: StoredToken = { id, secretHash: sha256(secret), user, created, expires: created + ttlMs };
-    this.tokens.set(id, record);
-    this.save();
-    return { token: `${id}.${secret}`, expires: record.expires };
+    return { token: `${id}.${secret}`, record: { id, secretHash: sha256(secret), user, created, expires } };
   }
 
   /** The live token record `token` names, or undefined (unknown, wrong secret, expired, revoked). */
@@ -230,7 +348,7 @@ export class UserStore {
     return true;
   }
 
-  /** Revokes every token of `user`; returns how many were live. `USER_NOT_FOUND` when unknown. */
+  /** Revokes every token of `user`, login and API tokens; returns how many were live. `USER_NOT_FOUND` when unknown. */
   revokeTokens(user: string): number {
     this.require(user);
     const count = this.dropTokens(user);
@@ -238,11 +356,12 @@ export class UserStore {
     return count;
   }
 
-  private dropTokens(user: string): number {
+  private dropTokens(user: string, only?: 'login'): number {
     const now = this.clock();
     let live = 0;
     for (const [id, token] of this.tokens) {
       if (token.user !== user) continue;
+      if (only === 'login' && token.name !== undefined) continue;
       if (token.expires > now) live++;
       this.tokens.delete(id);
     }
@@ -325,6 +444,16 @@ export function writeFileAtomically(file: string, text: string, mode = 0o600): v
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+function apiTokenView(record: StoredToken): ApiTokenView {
+  return {
+    name: record.name ?? '',
+    user: record.user,
+    collections: [...(record.collections ?? [])],
+    created: new Date(record.created).toISOString(),
+    expires: record.expires === NO_EXPIRY ? null : new Date(record.expires).toISOString(),
+  };
 }
 
 function normalizePermissions(permissions: readonly string[]): Permission[] {
