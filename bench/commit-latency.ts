@@ -142,7 +142,7 @@ async function run(): Promise<void> {
         .join(' ')} on ${availableParallelism()} cores`,
     );
   } finally {
-    client?.close();
+    await client?.close();
     await server?.stop();
     rmSync(home, { recursive: true, force: true });
   }

@@ -50,7 +50,7 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
         }
         return EXIT.OK;
       } finally {
-        client.close();
+        await client.close();
       }
     }
 

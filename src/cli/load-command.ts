@@ -101,7 +101,7 @@ Exit 7 when some documents could not be stored (the first ${MAX_FAILURES_SHOWN} 
         commit = await client.commit(collection, true);
     } finally {
       clearInterval(timer);
-      client.close();
+      await client.close();
     }
 
     const seconds = progress.elapsedSeconds();

@@ -49,7 +49,7 @@ async function withClient<T>(args: CliArgs, work: (client: PushClient) => Promis
   try {
     return await work(client);
   } finally {
-    client.close();
+    await client.close();
   }
 }
 

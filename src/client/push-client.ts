@@ -3,6 +3,8 @@ import { HttpTransport, type TransportResponse } from './http-transport.js';
 import { contentAndMetadataBody, metadataHeaders, needsMultipart } from './metadata-transport.js';
 import { errorFromResponse, PushApiError } from './push-api-error.js';
 import type {
+  ApiTokenInput,
+  ApiTokenView,
   ClickLogsResponse,
   CollectionInfo,
   CommitResponse,
@@ -25,8 +27,15 @@ import type {
 export interface PushClientOptions {
   /** The server, e.g. `http://127.0.0.1:8080` (a path prefix is kept, for proxies). */
   url: string;
-  user: string;
-  password: string;
+  /** The user (with `password`); not needed with `apiToken`. */
+  user?: string;
+  password?: string;
+  /**
+   * An API token an administrator created (`pushsearch token create`): sent as
+   * `X-Security-Token`, no login, never revoked by {@link PushClient.close}. Instead of
+   * `user` and `password`.
+   */
+  apiToken?: string;
   /**
    * `token` (default): log in once (`POST /admin-api/account/v1/login`) and send
    * `X-Security-Token`; a 401 fetches a new token once and repeats the request.
@@ -72,6 +81,8 @@ interface Call {
 }
 
 const LOGIN_PATH = '/admin-api/account/v1/login';
+/** How long {@link PushClient.close} waits for the logout. */
+const CLOSE_TIMEOUT_MS = 5000;
 const TOKEN_HEADER = 'X-Security-Token';
 
 /**
@@ -88,13 +99,18 @@ const TOKEN_HEADER = 'X-Security-Token';
  * - Connections are kept alive; call {@link close} when done so that the process can exit.
  */
 export class PushClient {
-  private readonly options: Required<Omit<PushClientOptions, 'onRetry'>> & Pick<PushClientOptions, 'onRetry'>;
+  private readonly options: Required<Omit<PushClientOptions, 'onRetry' | 'apiToken'>> &
+    Pick<PushClientOptions, 'onRetry' | 'apiToken'>;
   private readonly transport: HttpTransport;
   private token: Promise<string> | undefined;
   private loginCount = 0;
 
   constructor(options: PushClientOptions) {
+    if (options.apiToken === undefined && (options.user === undefined || options.password === undefined))
+      throw new TypeError('give user and password, or an apiToken');
     this.options = {
+      user: '',
+      password: '',
       auth: 'token',
       apiVersion: 'v2',
       retries: 3,
@@ -376,6 +392,48 @@ export class PushClient {
     });
   }
 
+  /** One user (never its password). */
+  async getUser(name: string): Promise<UserView> {
+    const answer = await this.json<{ user: UserView }>({
+      method: 'GET',
+      path: `/admin-api/v1/users/${encodeURIComponent(name)}`,
+      idempotent: true,
+    });
+    return answer.user;
+  }
+
+  /** Creates a named API token for `user`; the answer holds the token, shown this once. */
+  createApiToken(
+    user: string,
+    input: ApiTokenInput,
+  ): Promise<{ message: string; token: string; apiToken: ApiTokenView }> {
+    return this.json({
+      method: 'POST',
+      path: `/admin-api/v1/users/${encodeURIComponent(user)}/api-tokens`,
+      headers: [['Content-Type', 'application/json']],
+      body: Buffer.from(JSON.stringify(input)),
+      // A repeat after a lost answer would fail with API_TOKEN_EXISTS, not create a second one.
+      idempotent: false,
+    });
+  }
+
+  async listApiTokens(user: string): Promise<ApiTokenView[]> {
+    const answer = await this.json<{ apiTokens: ApiTokenView[] }>({
+      method: 'GET',
+      path: `/admin-api/v1/users/${encodeURIComponent(user)}/api-tokens`,
+      idempotent: true,
+    });
+    return answer.apiTokens;
+  }
+
+  revokeApiToken(user: string, name: string): Promise<{ message: string }> {
+    return this.json({
+      method: 'DELETE',
+      path: `/admin-api/v1/users/${encodeURIComponent(user)}/api-tokens/${encodeURIComponent(name)}`,
+      idempotent: false,
+    });
+  }
+
   /** Revokes this client's token on the server (the next call logs in again). */
   async logout(): Promise<void> {
     if (this.options.auth !== 'token' || this.token === undefined) return;
@@ -383,9 +441,35 @@ export class PushClient {
     this.token = undefined;
   }
 
-  /** Closes idle keep-alive connections. */
-  close(): void {
-    this.transport.close();
+  /**
+   * Ends the client: logs out (the login token it holds is revoked on the server, so that a
+   * finished program leaves no live 14-day token behind; a failure to reach the server is
+   * ignored, the token then expires on its own) and closes idle keep-alive connections.
+   */
+  async close(): Promise<void> {
+    try {
+      if (this.options.auth === 'token' && this.token !== undefined) {
+        const token = await this.token.catch(() => undefined);
+        this.token = undefined;
+        if (token !== undefined) await this.revokeSession(token);
+      }
+    } finally {
+      this.transport.close();
+    }
+  }
+
+  /** One attempt, no retry, no new login: closing must not wait for a server that is gone. */
+  private async revokeSession(token: string): Promise<void> {
+    try {
+      await this.transport.send({
+        method: 'DELETE',
+        path: '/admin-api/account/v1/session',
+        headers: [[TOKEN_HEADER, token]],
+        timeoutMs: CLOSE_TIMEOUT_MS,
+      });
+    } catch {
+      // Unreachable or refused: the token expires by itself.
+    }
   }
 
   // -----------------------------------------------------------------------------------
@@ -421,7 +505,8 @@ export class PushClient {
       let sentToken: string | undefined;
       try {
         const auth = await this.authHeader(call);
-        sentToken = auth?.[0] === TOKEN_HEADER ? auth[1] : undefined;
+        // A login token can be renewed by logging in again; an API token cannot.
+        sentToken = auth?.[0] === TOKEN_HEADER && this.options.apiToken === undefined ? auth[1] : undefined;
         response = await this.transport.send({
           method: call.method,
           path: call.path,
@@ -489,6 +574,7 @@ export class PushClient {
 
   private async authHeader(call: Call): Promise<[string, string] | undefined> {
     if (call.anonymous === true) return undefined;
+    if (this.options.apiToken !== undefined) return [TOKEN_HEADER, this.options.apiToken];
     if (this.options.auth === 'basic') {
       return [
         'Authorization',

@@ -5,7 +5,13 @@
  * source, so the client cannot drift from the server.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import type { COLLECTION_INFO, USER_BODY, USER_VIEW } from '../http/admin-schemas.js';
+import type {
+  API_TOKEN_BODY,
+  API_TOKEN_VIEW,
+  COLLECTION_INFO,
+  USER_BODY,
+  USER_VIEW,
+} from '../http/admin-schemas.js';
 import type {
   CLICK_LOGS_RESPONSE,
   COMMIT_RESPONSE,
@@ -41,6 +47,10 @@ export type UpgradeResponse = FromSchema<typeof UPGRADE_RESPONSE>;
 export type CollectionInfo = FromSchema<typeof COLLECTION_INFO>;
 export type UserView = FromSchema<typeof USER_VIEW>;
 export type UserInput = FromSchema<typeof USER_BODY>;
+/** An API token as listed (never its secret). */
+export type ApiTokenView = FromSchema<typeof API_TOKEN_VIEW>;
+/** What creating an API token takes. */
+export type ApiTokenInput = FromSchema<typeof API_TOKEN_BODY>;
 export type ResultsSummary = SearchResponse['response']['resultPacket']['resultsSummary'];
 
 export interface SearchOptions {

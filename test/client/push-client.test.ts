@@ -38,6 +38,41 @@ async function serve(tokenTtlMs?: number): Promise<{ server: RunningServer; clea
   };
 }
 
+describe('PushClient tokens', () => {
+  it('close() logs out (no live login token left behind); an API token is sent as it is and survives close()', async () => {
+    const { server, cleanup } = await serve();
+    try {
+      const admin = new PushClient({ url: server.url, user: 'admin', password: ADMIN_PASSWORD });
+      await admin.putUser('pusher', {
+        password: 'pusher-password',
+        permissions: ['sec.continuous.rest'],
+        collections: [C],
+      });
+      const pusher = new PushClient({ url: server.url, user: 'pusher', password: 'pusher-password' });
+      await pusher.add(C, 'local:a', 'logged in');
+      assert.equal((await admin.getUser('pusher')).activeTokens, 1);
+      await pusher.close();
+      assert.equal((await admin.getUser('pusher')).activeTokens, 0, 'close() revoked its login token');
+
+      const { token } = await admin.createApiToken('pusher', { name: 'cms' });
+      const program = new PushClient({ url: server.url, apiToken: token });
+      await program.add(C, 'local:b', 'with an API token');
+      await program.close();
+      assert.equal((await program.add(C, 'local:c', 'still valid')).storedKeys.length, 1);
+      assert.deepEqual(
+        (await admin.listApiTokens('pusher')).map((t) => t.name),
+        ['cms'],
+      );
+      await admin.revokeApiToken('pusher', 'cms');
+      await rejectsWith(program.add(C, 'local:d', 'revoked'), 'UNAUTHENTICATED', 401);
+      await program.close();
+      await admin.close();
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe('PushClient against a running server', () => {
   let server: RunningServer;
   let cleanup: () => Promise<void>;
@@ -48,7 +83,7 @@ describe('PushClient against a running server', () => {
     client = new PushClient({ url: server.url, user: 'admin', password: ADMIN_PASSWORD });
   });
   after(async () => {
-    client.close();
+    await client.close();
     await cleanup();
   });
 
@@ -136,7 +171,7 @@ describe('PushClient against a running server', () => {
     try {
       await rejectsWith(wrong.state(C), 'UNAUTHENTICATED', 401);
     } finally {
-      wrong.close();
+      await wrong.close();
     }
     const refused = new PushClient({
       url: 'http://127.0.0.1:1',
@@ -224,10 +259,10 @@ describe('PushClient against a running server', () => {
         // Its token died with the password change; the new login with the old password fails.
         await rejectsWith(pusher.add(C, 'https://example.org/by-pusher', 'x'), 'UNAUTHENTICATED', 401);
       } finally {
-        pusher.close();
+        await pusher.close();
       }
     } finally {
-      admin.close();
+      await admin.close();
     }
   });
 
@@ -248,7 +283,7 @@ describe('PushClient against a running server', () => {
       assert.ok((refused.retryAfterSeconds ?? 0) > 1);
       assert.ok(['IN_PROGRESS', 'PREPARED'].includes((await client.upgradeStatus()).state));
     } finally {
-      impatient.close();
+      await impatient.close();
     }
   });
 });
@@ -265,7 +300,7 @@ describe('PushClient token expiry', () => {
       assert.equal(client.logins, 2);
       assert.equal((await client.get(C, 'https://example.org/b')).content.toString(), 'second');
     } finally {
-      client.close();
+      await client.close();
       await cleanup();
     }
   });
@@ -329,7 +364,7 @@ describe('PushClient retries', () => {
       await rejectsWith(client.state(C), 'INDEX_CLOSED', 503);
       assert.equal(requests, 4);
     } finally {
-      client.close();
+      await client.close();
     }
   });
 });
