@@ -1,43 +1,33 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { join } from 'node:path';
 import { CorruptIndexError, SearchError } from '../errors.js';
-import { SearchIndex, type IndexEvent } from '../index/search-index.js';
+import type { IndexEvent } from '../index/search-index.js';
 import type { Searcher } from '../index/searcher.js';
 import type { StoredRecord } from '../index/document.js';
-import { FsDirectory } from '../index/store/fs-directory.js';
-import { readManifest } from '../index/manifest.js';
 import type { IndexStats } from '../index/index-stats.js';
-import { FileJournal } from '../journal/file-journal.js';
-import { decodeChange, encodeChange, type ChangeRecord } from './change-record.js';
-import type { CollectionSettings } from './collection-settings.js';
+import type { SchemaOptions } from '../index/schema.js';
+import { encodeChange, type ChangeRecord } from './change-record.js';
+import {
+  openFileJournal,
+  startRuntime,
+  type CollectionRuntime,
+  type JournalOpener,
+} from './collection-runtime.js';
+import { CollectionSnapshots, type SnapshotListing } from './collection-snapshots.js';
 import { SettingsCache } from './settings-cache.js';
 import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
 import { appendGenerationLog } from './generation-logs.js';
 import { extractBinary } from './filters/binary/extract-binary.js';
 import { runFilterChain } from './filters/filter-chain.js';
 import { canonicalizeKey } from './key.js';
+import { ManifestMarker } from './manifest-marker.js';
 import type { PushLog } from './push-log.js';
 import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
 import { validateName, type SearchHome } from './search-home.js';
-import { STORED } from './stored-fields.js';
-import { indexSchemaFor, recordedSchemaOf, sameSchema, SCHEMA_USER_DATA } from './index-schema.js';
-import type { SchemaOptions } from '../index/schema.js';
-// Evidence (anchor text, clicks) lives with the search side but is kept per collection; see CollectionEvidence.
-import {
-  CollectionEvidence,
-  type ClickProcessing,
-  type EvidenceUpdate,
-} from '../search/evidence/collection-evidence.js';
-import { evidenceOptionsFrom } from '../search/evidence/evidence-options.js';
+import { changeFromStored, documentView, type DocumentView } from './stored-document.js';
+import { recordedSchemaOf, sameSchema, SCHEMA_USER_DATA, indexSchemaFor } from './index-schema.js';
+import type { ClickProcessing, EvidenceUpdate } from '../search/evidence/collection-evidence.js';
+
+export type { DocumentView } from './stored-document.js';
+export type { SnapshotListing } from './collection-snapshots.js';
 
 export type CollectionState = 'STOPPED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'FAILED';
 export type VacuumType = 'MERGE' | 'RE_INDEX';
@@ -50,26 +40,6 @@ export interface VacuumProgress {
   startedAt: string;
   finishedAt?: string;
   error?: string;
-}
-
-export interface DocumentView {
-  key: string;
-  pushContent: {
-    content: string;
-    contentType: string;
-    metadata: Record<string, string[]>;
-    receivedTime: string;
-  };
-  committed: boolean;
-  redirect?: string;
-}
-
-export interface SnapshotListing {
-  name: string;
-  manifest: number;
-  documents: number;
-  created: string;
-  bytes: number;
 }
 
 export interface CollectionStateView {
@@ -89,34 +59,6 @@ export interface CollectionStateView {
 /** Guard consulted before every write: the installation may be preparing for an upgrade. */
 export type WriteGuard = () => void;
 
-interface Runtime {
-  index: SearchIndex;
-  journal: FileJournal;
-  settings: CollectionSettings;
-  /** Highest journal sequence number applied to the index buffer. */
-  appliedSeq: number;
-  /** Changes made durable but not yet applied, waiting for their turn (seq order). */
-  waiting: Map<number, () => void>;
-  autoCommitTimer: NodeJS.Timeout | undefined;
-  /** Commits started and not finished (API with wait=false, auto-commit, RE_INDEX, evidence). */
-  commitsInFlight: Set<Promise<unknown>>;
-  /** Vacuums started with wait=false: stop() lets them end before the collection counts as stopped. */
-  vacuumsInFlight: Set<Promise<unknown>>;
-  /** Keys changed by clients while a RE_INDEX runs: it must not overwrite them. */
-  reindexTouched: Set<string> | undefined;
-  /** Anchor-text and click evidence: told which keys commits change, consulted on every put. */
-  evidence: CollectionEvidence;
-  /**
-   * How the index analyses text: what its documents were indexed with (recorded in each
-   * manifest), not collection.cfg's `indexer_options` of the moment, which a RE_INDEX applies.
-   */
-  schema: SchemaOptions;
-}
-
-const MARKER = 'last-manifest.json';
-/** Prefix of a snapshot folder being built (snapshot names cannot start with a dot). */
-const PARTIAL_SNAPSHOT = '.partial-';
-
 /**
  * A push collection at run time: its state machine, journal, index and auto-commit.
  * STOPPED → STARTING → RUNNING → STOPPING → STOPPED; FAILED (with the reason) when it
@@ -126,13 +68,15 @@ export class PushCollection {
   readonly name: string;
   private currentState: CollectionState = 'STOPPED';
   private failure: { reason: string; file?: string } | undefined;
-  private runtime: Runtime | undefined;
+  private runtime: CollectionRuntime | undefined;
   private transition: Promise<void> = Promise.resolve();
   private inFlight = 0;
   private idle: (() => void)[] = [];
   private vacuumProgress: VacuumProgress | undefined;
   /** Filters of the original noted in push.log as skipped (once each). */
   private readonly skippedFilters = new Set<string>();
+  private readonly snapshots: CollectionSnapshots;
+  private readonly marker: ManifestMarker;
 
   constructor(
     name: string,
@@ -141,8 +85,12 @@ export class PushCollection {
     private readonly guardWrite: WriteGuard = () => {},
     /** Where the collection's configuration is read (shared with searches: see SettingsCache). */
     private readonly settingsCache: SettingsCache = new SettingsCache(home),
+    /** The journal: the file journal in `live/journal/` unless a test gives another. */
+    private readonly openJournal: JournalOpener = openFileJournal,
   ) {
     this.name = validateName('collection', name);
+    this.snapshots = new CollectionSnapshots(home, this.name);
+    this.marker = new ManifestMarker(home, this.name, log);
   }
 
   get state(): CollectionState {
@@ -226,111 +174,28 @@ export class PushCollection {
   private async start(): Promise<void> {
     this.currentState = 'STARTING';
     this.failure = undefined;
-    let index: SearchIndex | undefined;
-    let journal: FileJournal | undefined;
     try {
-      // A start reads the files again: files edited by hand apply at a stop and start.
-      const settings = this.settingsCache.reload(this.name);
-      const live = this.home.liveFolder(this.name);
-      mkdirSync(live, { recursive: true });
-      this.removePartialSnapshots();
-      index = await SearchIndex.open({
-        directory: new FsDirectory(live),
-        schema: indexSchemaFor(settings),
-        maxGenerations: settings.config.maxGenerations,
-        killedPercentageForReindex: settings.config.killedPercentageForReindex,
-        mergeThreads: settings.config.workerThreadCount,
-        indexThreads: settings.config.workerThreadCount,
-        keepStagedDocuments: true,
-        createSnapshotOnMergeFailure: settings.config.createSnapshotOnMergeFailure,
-        snapshotFolder: (name) => new FsDirectory(this.home.snapshotFolder(this.name, name)),
-        onEvent: (event) => this.onIndexEvent(event),
-      });
-      // The documents were indexed under the recorded analysis: queries and replayed changes
-      // must use it too, until a RE_INDEX applies a changed indexer_options.
-      const configured = indexSchemaFor(settings);
-      const recorded = recordedSchemaOf(index);
-      const schema = recorded ?? configured;
-      if (!sameSchema(schema, configured)) {
-        index.useSchema(schema);
-        this.log.warn(
-          { collection: this.name, indexed: schema, configured },
-          'indexer_options differ from the analysis the index was built with; a RE_INDEX vacuum applies them',
-        );
-      }
-      const journalFolder = this.home.journalFolder(this.name);
-      journal = await FileJournal.open(journalFolder, { firstSeq: index.lastCommit.journalSeq + 1 });
-      const openedIndex = index;
-      // The host's restage and commit run only after the runtime below exists.
-      const owner: { runtime?: Runtime } = {};
-      // Opened before the replay below, so that replayed documents are mapped with their evidence.
-      const evidence = CollectionEvidence.open({
-        folder: join(this.home.collectionDataFolder(this.name), 'evidence'),
-        clickFolder: this.home.clickLogFolder(this.name),
+      this.snapshots.removePartial();
+      const runtime = await startRuntime({
         collection: this.name,
+        home: this.home,
         log: this.log,
-        options: evidenceOptionsFrom(settings.config.extra, (message) =>
-          this.log.warn({ collection: this.name }, message),
-        ),
-        host: {
-          acquireSearcher: () => openedIndex.acquireSearcher(),
-          stagedDocument: (key) => openedIndex.stagedDocument(key),
-          lastManifest: () => openedIndex.lastCommit.manifest,
-          guardWrite: () => this.guardWrite(),
-          ready: () => openedIndex.ready(),
-          restage: (key, record) =>
-            this.applyChange(owner.runtime!, changeFromStored(key, record), 'evidence'),
-          commit: async () => {
-            await this.commitNow(owner.runtime!);
-          },
+        // A start reads the files again: files edited by hand apply at a stop and start.
+        settings: this.settingsCache.reload(this.name),
+        marker: this.marker,
+        openJournal: this.openJournal,
+        guardWrite: () => this.guardWrite(),
+        onIndexEvent: (event) => this.onIndexEvent(event),
+        applyChange: (runtime, change, origin) => this.applyChange(runtime, change, origin),
+        commit: async (runtime) => {
+          await this.commitNow(runtime);
         },
       });
-      const runtime: Runtime = {
-        index,
-        journal,
-        settings,
-        appliedSeq: index.lastCommit.journalSeq,
-        waiting: new Map(),
-        autoCommitTimer: undefined,
-        commitsInFlight: new Set(),
-        vacuumsInFlight: new Set(),
-        reindexTouched: undefined,
-        evidence,
-        schema,
-      };
-      owner.runtime = runtime;
-      if (this.wasRestored(index)) {
-        // A snapshot was copied over live/: the journal's changes belong to the replaced index.
-        this.log.warn(
-          { collection: this.name, manifest: index.lastCommit.manifest },
-          'live index restored from a snapshot; staged changes discarded',
-        );
-        // Snapshots hold no evidence files: recompute anchor text for the restored documents.
-        evidence.invalidate('the live index was restored from a snapshot');
-        await index.commit({ journalSeq: journal.lastSeq });
-        await journal.releaseThrough(journal.lastSeq);
-        runtime.appliedSeq = journal.lastSeq;
-      } else if (journal.lastSeq < index.lastCommit.journalSeq) {
-        throw new SearchError(
-          'JOURNAL_BEHIND',
-          `the journal in ${journalFolder} ends before the index's last commit`,
-        );
-      } else {
-        await journal.replay(index.lastCommit.journalSeq, (seq, payload) => {
-          const change = decodeChange(payload);
-          this.applyChange(runtime, change, 'replay');
-          evidence.noteChanged(change.key);
-          runtime.appliedSeq = seq;
-        });
-      }
-      this.writeMarker(index.lastCommit.manifest);
       this.runtime = runtime;
       this.currentState = 'RUNNING';
-      evidence.start();
-      if (index.stagedChanges > 0) this.scheduleAutoCommit(runtime);
+      runtime.evidence.start();
+      if (runtime.index.stagedChanges > 0) this.scheduleAutoCommit(runtime);
     } catch (error) {
-      await index?.close().catch(() => undefined);
-      await journal?.close().catch(() => undefined);
       const e = error as Error;
       this.failure = {
         reason: e.message,
@@ -351,7 +216,7 @@ export class PushCollection {
   }
 
   /** Runs an operation on the running collection, starting it first; stop() waits for it. */
-  private async withRuntime<T>(work: (runtime: Runtime) => Promise<T> | T): Promise<T> {
+  private async withRuntime<T>(work: (runtime: CollectionRuntime) => Promise<T> | T): Promise<T> {
     for (;;) {
       await this.ensureRunning();
       if (this.currentState !== 'RUNNING' || this.runtime === undefined) continue;
@@ -452,7 +317,7 @@ export class PushCollection {
 
   /** `staged`: the stored record the change stages (null for a delete; undefined: not known), which the evidence store takes its links from. */
   private async appendAndApply(
-    runtime: Runtime,
+    runtime: CollectionRuntime,
     change: ChangeRecord,
     staged: StoredRecord | null | undefined,
     apply: () => void,
@@ -474,7 +339,7 @@ export class PushCollection {
   }
 
   private applyChange(
-    runtime: Runtime,
+    runtime: CollectionRuntime,
     change: ChangeRecord,
     origin: 'replay' | 'reindex' | 'evidence',
   ): void {
@@ -498,7 +363,7 @@ export class PushCollection {
     }
   }
 
-  private documentFor(runtime: Runtime, change: Extract<ChangeRecord, { op: 'put' }>) {
+  private documentFor(runtime: CollectionRuntime, change: Extract<ChangeRecord, { op: 'put' }>) {
     const settings = runtime.settings;
     const pushed: PushedDocument = change;
     const xml = settings.xml;
@@ -560,7 +425,7 @@ export class PushCollection {
 
   /** @param requestId the HTTP request that asked for it (for push.log); none for automatic commits. */
   private async commitNow(
-    runtime: Runtime,
+    runtime: CollectionRuntime,
     requestId?: string,
   ): Promise<{ generation: number | null; manifest: number; changes: number }> {
     if (runtime.autoCommitTimer !== undefined) {
@@ -581,7 +446,7 @@ export class PushCollection {
       const result = await run;
       runtime.evidence.afterCommit(evidenceBatch, true);
       await runtime.journal.releaseThrough(runtime.index.lastCommit.journalSeq);
-      this.writeMarker(result.manifest);
+      this.marker.write(result.manifest);
       for (const generation of result.generations) {
         this.writeGenerationLog(generation, 'commit.log', {
           time: new Date().toISOString(),
@@ -614,7 +479,7 @@ export class PushCollection {
     }
   }
 
-  private afterStaged(runtime: Runtime): void {
+  private afterStaged(runtime: CollectionRuntime): void {
     const { autoCommitMaxChanges } = runtime.settings.config;
     if (
       autoCommitMaxChanges > 0 &&
@@ -628,7 +493,7 @@ export class PushCollection {
   }
 
   /** The auto-commit timer runs from the first staged change after a commit. */
-  private scheduleAutoCommit(runtime: Runtime): void {
+  private scheduleAutoCommit(runtime: CollectionRuntime): void {
     const seconds = runtime.settings.config.autoCommitTimeoutSeconds;
     if (seconds <= 0 || runtime.autoCommitTimer !== undefined) return;
     runtime.autoCommitTimer = setTimeout(() => {
@@ -686,7 +551,7 @@ export class PushCollection {
     });
   }
 
-  private async reindex(runtime: Runtime, progress: VacuumProgress): Promise<void> {
+  private async reindex(runtime: CollectionRuntime, progress: VacuumProgress): Promise<void> {
     // Reload the configuration: re-indexing exists to apply changed mappings.
     runtime.settings = this.settingsCache.reload(this.name);
     const wanted = indexSchemaFor(runtime.settings);
@@ -726,7 +591,7 @@ export class PushCollection {
    * analysis until a commit publishes documents indexed the new way (see indexSchema): the
    * RE_INDEX's own at its end, unless an automatic commit falls in between.
    */
-  private async switchSchema(runtime: Runtime, schema: SchemaOptions): Promise<void> {
+  private async switchSchema(runtime: CollectionRuntime, schema: SchemaOptions): Promise<void> {
     for (;;) {
       await this.commitNow(runtime);
       if (this.runtime !== runtime)
@@ -774,65 +639,25 @@ export class PushCollection {
 
   async createSnapshot(name: string): Promise<SnapshotListing> {
     this.guardWrite();
-    const folder = this.home.snapshotFolder(this.name, name);
-    return this.withRuntime(async (runtime) => {
-      if (existsSync(folder))
-        throw new SearchError(
-          'SNAPSHOT_EXISTS',
-          `snapshot ${name} already exists; delete it first or use another name`,
-        );
-      // Built under a name no snapshot can have, then renamed: a crash midway leaves no
-      // half snapshot under the real name (start() removes the partial folder).
-      const partial = join(this.home.snapshotsFolder(this.name), `${PARTIAL_SNAPSHOT}${name}`);
-      rmSync(partial, { recursive: true, force: true });
-      mkdirSync(partial, { recursive: true });
-      try {
-        await runtime.index.snapshot(new FsDirectory(partial));
-        if (existsSync(folder))
-          throw new SearchError(
-            'SNAPSHOT_EXISTS',
-            `snapshot ${name} already exists; delete it first or use another name`,
-          );
-        renameSync(partial, folder);
-        await new FsDirectory(this.home.snapshotsFolder(this.name)).syncDirectory();
-      } catch (error) {
-        rmSync(partial, { recursive: true, force: true });
-        throw error;
-      }
-      return this.describeSnapshot(name)!;
-    });
+    this.home.snapshotFolder(this.name, name); // validates the name before the collection starts
+    return this.withRuntime((runtime) => this.snapshots.create(runtime.index, name));
   }
 
-  /** Snapshots whose creation a crash interrupted. */
-  private removePartialSnapshots(): void {
-    const folder = this.home.snapshotsFolder(this.name);
-    if (!existsSync(folder)) return;
-    for (const entry of readdirSync(folder)) {
-      if (entry.startsWith(PARTIAL_SNAPSHOT)) rmSync(join(folder, entry), { recursive: true, force: true });
-    }
-  }
-
+  /** Does not start the collection. */
   listSnapshots(): SnapshotListing[] {
-    const folder = this.home.snapshotsFolder(this.name);
-    if (!existsSync(folder)) return [];
-    return readdirSync(folder)
-      .sort()
-      .map((name) => this.describeSnapshot(name))
-      .filter((s): s is SnapshotListing => s !== undefined);
+    return this.snapshots.list();
   }
 
+  /** Does not start the collection. */
   deleteSnapshot(name: string): void {
     this.guardWrite();
-    const folder = this.home.snapshotFolder(this.name, name);
-    if (!existsSync(folder))
-      throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
-    rmSync(folder, { recursive: true, force: true });
+    this.snapshots.delete(name);
   }
 
   /** Replaces live/ by a snapshot. Needs STOPPED (the spec's rule); the next request starts on it. */
   async restoreSnapshot(name: string): Promise<void> {
     this.guardWrite();
-    const folder = this.home.snapshotFolder(this.name, name);
+    this.home.snapshotFolder(this.name, name);
     await this.serialTransition(async () => {
       if (this.currentState !== 'STOPPED' && this.currentState !== 'FAILED') {
         throw new SearchError(
@@ -840,37 +665,9 @@ export class PushCollection {
           `collection ${this.name} is ${this.currentState}: stop it first (POST state/stop)`,
         );
       }
-      if (!existsSync(folder))
-        throw new SearchError('SNAPSHOT_NOT_FOUND', `no snapshot named ${name} in collection ${this.name}`);
-      const live = this.home.liveFolder(this.name);
-      mkdirSync(live, { recursive: true });
-      await SearchIndex.restore(new FsDirectory(folder), new FsDirectory(live));
+      await this.snapshots.restore(name);
       this.currentState = 'STOPPED';
     });
-  }
-
-  private describeSnapshot(name: string): SnapshotListing | undefined {
-    let folder: string;
-    try {
-      folder = this.home.snapshotFolder(this.name, name);
-    } catch {
-      return undefined;
-    }
-    try {
-      const manifest = readManifest(new FsDirectory(folder));
-      if (manifest === null) return undefined;
-      let bytes = 0;
-      for (const file of readdirSync(folder)) bytes += statSync(join(folder, file)).size;
-      return {
-        name,
-        manifest: manifest.number,
-        documents: manifest.generations.reduce((n, g) => n + g.docCount - g.killedCount, 0),
-        created: statSync(join(folder, 'manifest')).mtime.toISOString(),
-        bytes,
-      };
-    } catch {
-      return undefined;
-    }
   }
 
   // ---------------------------------------------------------------------------------------
@@ -926,83 +723,6 @@ export class PushCollection {
       );
     }
   }
-
-  /** The newest manifest this collection published; a lower one at start means live/ was restored. */
-  private writeMarker(manifest: number): void {
-    const folder = this.home.journalFolder(this.name);
-    try {
-      mkdirSync(folder, { recursive: true });
-      const temp = join(folder, `${MARKER}.tmp`);
-      writeFileSync(temp, JSON.stringify({ manifest }));
-      renameSync(temp, join(folder, MARKER));
-    } catch (error) {
-      // A marker behind the index only means a later restore is not detected from it; the
-      // commit it follows is live and must not be reported as failed (e.g. disk full now).
-      this.log.warn(
-        { collection: this.name, manifest, err: { message: (error as Error).message } },
-        'cannot write the last-manifest marker',
-      );
-    }
-  }
-
-  private wasRestored(index: SearchIndex): boolean {
-    const file = join(this.home.journalFolder(this.name), MARKER);
-    if (!existsSync(file)) return false;
-    try {
-      const { manifest } = JSON.parse(readFileSync(file, 'utf8')) as { manifest: number };
-      return manifest > index.lastCommit.manifest;
-    } catch {
-      return false;
-    }
-  }
-}
-
-function documentView(key: string, record: StoredRecord, committed: boolean): DocumentView {
-  const redirect = record[STORED.redirect];
-  const content = record[STORED.content];
-  const view: DocumentView = {
-    key,
-    pushContent: {
-      content:
-        content instanceof Uint8Array
-          ? Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64')
-          : '',
-      contentType: (record[STORED.contentType] as string | undefined) ?? '',
-      metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<
-        string,
-        string[]
-      >,
-      receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
-    },
-    committed,
-  };
-  if (typeof redirect === 'string') {
-    view.redirect = redirect;
-    view.pushContent.metadata = { [RECEIVED_TIME_METADATA]: [view.pushContent.receivedTime] };
-  }
-  return view;
-}
-
-/** Rebuilds the change a stored document came from (RE_INDEX). */
-function changeFromStored(key: string, record: StoredRecord): ChangeRecord {
-  const redirect = record[STORED.redirect];
-  if (typeof redirect === 'string') return { op: 'redirect', key, target: redirect };
-  const content = record[STORED.content];
-  return {
-    op: 'put',
-    key,
-    content: content instanceof Uint8Array ? content : new Uint8Array(0),
-    contentType: (record[STORED.contentType] as string | undefined) ?? '',
-    metadata: JSON.parse((record[STORED.pushMetadata] as string | undefined) ?? '{}') as Record<
-      string,
-      string[]
-    >,
-    receivedTime: (record[STORED.receivedTime] as string | undefined) ?? '',
-    filters: record[STORED.filters] as string | undefined,
-    ...(typeof record[STORED.extracted] === 'string'
-      ? { extracted: record[STORED.extracted] as string }
-      : {}),
-  };
 }
 
 /** Waits until every promise of a set (which may grow meanwhile) has settled. */

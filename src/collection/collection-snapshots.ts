@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SearchError } from '../errors.js';
+import { readManifest } from '../index/manifest.js';
+import { SearchIndex } from '../index/search-index.js';
+import { FsDirectory } from '../index/store/fs-directory.js';
+import type { SearchHome } from './search-home.js';
+
+/** A snapshot as the snapshot list shows it. */
+export interface SnapshotListing {
+  name: string;
+  manifest: number;
+  documents: number;
+  created: string;
+  bytes: number;
+}
+
+/** Prefix of a snapshot folder being built (snapshot names cannot start with a dot). */
+const PARTIAL_SNAPSHOT = '.partial-';
+
+/**
+ * One collection's snapshots (`data/{collection}/snapshot/{name}`: hard links of the files of
+ * one manifest) and restore from one. The collection decides when each may run (a running
+ * index to snapshot, a stopped collection to restore); this class does the files.
+ */
+export class CollectionSnapshots {
+  constructor(
+    private readonly home: SearchHome,
+    private readonly collection: string,
+  ) {}
+
+  /**
+   * Snapshots the last commit of `index`. Built under a name no snapshot can have, then
+   * renamed: a crash midway leaves no half snapshot under the real name (see
+   * {@link removePartial}).
+   */
+  async create(index: SearchIndex, name: string): Promise<SnapshotListing> {
+    const folder = this.home.snapshotFolder(this.collection, name);
+    if (existsSync(folder)) throw exists(name);
+    const partial = join(this.home.snapshotsFolder(this.collection), `${PARTIAL_SNAPSHOT}${name}`);
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial, { recursive: true });
+    try {
+      await index.snapshot(new FsDirectory(partial));
+      if (existsSync(folder)) throw exists(name);
+      renameSync(partial, folder);
+      await new FsDirectory(this.home.snapshotsFolder(this.collection)).syncDirectory();
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw error;
+    }
+    return this.describe(name)!;
+  }
+
+  /** Removes snapshots whose creation a crash interrupted (at start). */
+  removePartial(): void {
+    const folder = this.home.snapshotsFolder(this.collection);
+    if (!existsSync(folder)) return;
+    for (const entry of readdirSync(folder)) {
+      if (entry.startsWith(PARTIAL_SNAPSHOT)) rmSync(join(folder, entry), { recursive: true, force: true });
+    }
+  }
+
+  list(): SnapshotListing[] {
+    const folder = this.home.snapshotsFolder(this.collection);
+    if (!existsSync(folder)) return [];
+    return readdirSync(folder)
+      .sort()
+      .map((name) => this.describe(name))
+      .filter((s): s is SnapshotListing => s !== undefined);
+  }
+
+  delete(name: string): void {
+    const folder = this.home.snapshotFolder(this.collection, name);
+    if (!existsSync(folder)) throw this.notFound(name);
+    rmSync(folder, { recursive: true, force: true });
+  }
+
+  /** Replaces live/ by the snapshot's files; the caller makes sure the collection is stopped. */
+  async restore(name: string): Promise<void> {
+    const folder = this.home.snapshotFolder(this.collection, name);
+    if (!existsSync(folder)) throw this.notFound(name);
+    const live = this.home.liveFolder(this.collection);
+    mkdirSync(live, { recursive: true });
+    await SearchIndex.restore(new FsDirectory(folder), new FsDirectory(live));
+  }
+
+  private describe(name: string): SnapshotListing | undefined {
+    let folder: string;
+    try {
+      folder = this.home.snapshotFolder(this.collection, name);
+    } catch {
+      return undefined;
+    }
+    try {
+      const manifest = readManifest(new FsDirectory(folder));
+      if (manifest === null) return undefined;
+      let bytes = 0;
+      for (const file of readdirSync(folder)) bytes += statSync(join(folder, file)).size;
+      return {
+        name,
+        manifest: manifest.number,
+        documents: manifest.generations.reduce((n, g) => n + g.docCount - g.killedCount, 0),
+        created: statSync(join(folder, 'manifest')).mtime.toISOString(),
+        bytes,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private notFound(name: string): SearchError {
+    return new SearchError(
+      'SNAPSHOT_NOT_FOUND',
+      `no snapshot named ${name} in collection ${this.collection}`,
+    );
+  }
+}
+
+function exists(name: string): SearchError {
+  return new SearchError(
+    'SNAPSHOT_EXISTS',
+    `snapshot ${name} already exists; delete it first or use another name`,
+  );
+}
