@@ -34,6 +34,8 @@ import { landingPageRoutes } from './landing-page.js';
 import { installMetrics, readMetricsPublic } from './metrics.js';
 import { pushApi, type PushAuthenticator } from './push-api/push-api.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
+import { SearchService } from '../search/search-service.js';
+import type { SearchPoolEvent } from '../search/threads/search-thread-pool.js';
 
 /** Options of {@link buildApp}. */
 export interface BuildAppOptions {
@@ -55,6 +57,10 @@ export interface BuildAppOptions {
    * never less than `push.max-request-bytes`). Requests beyond it wait in line.
    */
   bodyBudgetBytes?: number;
+  /** Replaces `search.thread-count` of global.cfg (tests: 0 runs queries on the event loop). */
+  searchThreads?: number;
+  /** Observes the search thread pool (tests). */
+  onSearchPoolEvent?: (event: SearchPoolEvent) => void;
 }
 
 /** What {@link buildApp} returns: the app (not listening) and the collections behind it. */
@@ -69,6 +75,8 @@ export interface BuiltApp {
   auth: Authenticator;
   /** What the start did about the first user and `SEARCH_ADMIN_PASSWORD` (for the start-up message). */
   initialAdmin: InitialAdmin;
+  /** The query processor and its search threads. */
+  searchService: SearchService;
 }
 
 /** Default of {@link BuildAppOptions.bodyBudgetBytes}. */
@@ -198,10 +206,25 @@ async function buildOnLockedHome(
     });
   });
 
+  // Queries run on search threads (search.* of global.cfg); they stop with the app.
+  const searchService = new SearchService(manager, {
+    threads: options.searchThreads ?? globalConfig.searchThreadCount,
+    timeoutMs: globalConfig.searchTimeoutMs,
+    maxPrefixTerms: globalConfig.searchMaxPrefixTerms,
+    queueSize: globalConfig.searchQueueSize,
+    ...(options.onSearchPoolEvent !== undefined ? { onPoolEvent: options.onSearchPoolEvent } : {}),
+  });
+  app.addHook('onClose', () => searchService.close());
+
   // Before every documented route: the OpenAPI document collects routes as they are registered.
   await registerOpenApi(app);
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.
-  const metrics = installMetrics(app, { manager, auth, public: readMetricsPublic(home) });
+  const metrics = installMetrics(app, {
+    manager,
+    auth,
+    public: readMetricsPublic(home),
+    searchStats: () => searchService.threads?.stats() ?? null,
+  });
   await installCors(app, readCorsOrigins(home));
   // Every page's icon, the browser's default request included.
   await app.register(faviconRoute);
@@ -236,6 +259,7 @@ async function buildOnLockedHome(
   await app.register(searchRoutes, {
     prefix: '/s',
     manager,
+    service: searchService,
     authorizeSearch: options.authorizeSearch ?? searchAuthorizer(auth),
     onInternalError: (request, error) => {
       const collection = new URLSearchParams(request.url.split('?')[1] ?? '').get('collection');
@@ -257,7 +281,7 @@ async function buildOnLockedHome(
     }
   });
 
-  return { app, manager, globalConfig, bodyBudget, auth, initialAdmin };
+  return { app, manager, globalConfig, bodyBudget, auth, initialAdmin, searchService };
 }
 
 function readGlobalConfig(home: SearchHome): GlobalConfig {

@@ -51,7 +51,12 @@ const FASTIFY_CODES: Readonly<Record<string, { code: string; message?: string }>
  * refuses writes, and its status call answers 503 until preparation starts. They are not
  * written to push.log (a client retrying would fill it with stacks).
  */
-const PLANNED_REFUSALS: ReadonlySet<string> = new Set(['UPGRADE_PREPARING', 'UPGRADE_NOT_STARTED']);
+const PLANNED_REFUSALS: ReadonlySet<string> = new Set([
+  'UPGRADE_PREPARING',
+  'UPGRADE_NOT_STARTED',
+  'SEARCH_OVERLOADED',
+  'SEARCH_TIMEOUT',
+]);
 
 /** Seconds a client is told to wait, per code, when the error itself does not say. */
 const DEFAULT_RETRY_AFTER: Readonly<Record<string, number>> = {

@@ -89,6 +89,12 @@ const STATUS_BY_CODE = {
   // The collection is stopping or the index closed under the request: retry.
   INDEX_CLOSED: 503,
   JOURNAL_CLOSED: 503,
+  // Every search thread is busy and search.queue-size queries wait already.
+  SEARCH_OVERLOADED: 503,
+  // The query waited for a thread, or ran, past search.timeout-ms without an answer.
+  SEARCH_TIMEOUT: 503,
+  // The search thread running the query died (it is replaced); the query was not answered.
+  SEARCH_THREAD_FAILED: 503,
   INSUFFICIENT_STORAGE: 507,
   // The journal could not make the change durable (disk full, I/O error): nothing was stored.
   JOURNAL_WRITE_FAILED: 507,

@@ -9,6 +9,7 @@ import { SearchError } from '../errors.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { ADMIN_PERMISSION } from '../security/permissions.js';
 import { requireUser } from './auth-hooks.js';
+import type { SearchPoolStats } from '../search/threads/search-thread-pool.js';
 
 /** Options of {@link installMetrics}. */
 export interface MetricsOptions {
@@ -21,6 +22,8 @@ export interface MetricsOptions {
   public: boolean;
   /** Path of the scrape route (default `/metrics`). */
   path?: string;
+  /** The search threads' statistics (none: queries run on the event loop). */
+  searchStats?: () => SearchPoolStats | null;
 }
 
 /** The global.cfg key that decides whether `/metrics` needs `sec.administer`. */
@@ -183,7 +186,41 @@ export class ServiceMetrics {
     'Journal fsyncs (each makes a group of appends durable)',
   );
 
-  constructor(private readonly manager: CollectionManager) {}
+  // The search threads (issue #19): read from the pool at each scrape.
+  private readonly searchMetrics: (Gauge | Counter)[] = [];
+  private readonly searchThreads = this.searchGauge(
+    'pushsearch_search_threads',
+    'Search threads running (started when queries first need them, up to search.thread-count)',
+  );
+  private readonly searchThreadsBusy = this.searchGauge(
+    'pushsearch_search_threads_busy',
+    'Search threads running a query now',
+  );
+  private readonly searchQueue = this.searchGauge(
+    'pushsearch_search_queue_length',
+    'Queries waiting for a search thread (at most search.queue-size)',
+  );
+  private readonly searchQueries = this.searchCounter(
+    'pushsearch_search_queries_total',
+    'Queries handed to the search threads',
+  );
+  private readonly searchRejected = this.searchCounter(
+    'pushsearch_search_rejected_total',
+    'Queries refused with 503 SEARCH_OVERLOADED because every thread was busy and the queue full',
+  );
+  private readonly searchTimeouts = this.searchCounter(
+    'pushsearch_search_timeouts_total',
+    'Queries that ran out of search.timeout-ms (answered timedOut, or 503 SEARCH_TIMEOUT)',
+  );
+  private readonly searchThreadFailures = this.searchCounter(
+    'pushsearch_search_thread_failures_total',
+    'Search threads that died (their query answered 503 SEARCH_THREAD_FAILED; the thread is replaced)',
+  );
+
+  constructor(
+    private readonly manager: CollectionManager,
+    private readonly searchStats: () => SearchPoolStats | null = () => null,
+  ) {}
 
   /** Counts one answered request (called from the `onResponse` hook). */
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
@@ -202,6 +239,7 @@ export class ServiceMetrics {
   /** The Prometheus text exposition: collection metrics read now, request and process metrics. */
   async scrape(): Promise<string> {
     this.refreshCollections();
+    this.refreshSearch();
     const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
     return own + process;
   }
@@ -241,6 +279,31 @@ export class ServiceMetrics {
     }
   }
 
+  private refreshSearch(): void {
+    for (const metric of this.searchMetrics) metric.reset();
+    const stats = this.searchStats();
+    if (stats === null) return;
+    this.searchThreads.set(stats.threads);
+    this.searchThreadsBusy.set(stats.busyThreads);
+    this.searchQueue.set(stats.queued);
+    this.searchQueries.inc(stats.TotQueries);
+    this.searchRejected.inc(stats.TotRejected);
+    this.searchTimeouts.inc(stats.TotTimedOut);
+    this.searchThreadFailures.inc(stats.TotThreadFailures);
+  }
+
+  private searchGauge(name: string, help: string): Gauge {
+    const gauge = new Gauge({ name, help, registers: [this.registry] });
+    this.searchMetrics.push(gauge);
+    return gauge;
+  }
+
+  private searchCounter(name: string, help: string): Counter {
+    const counter = new Counter({ name, help, registers: [this.registry] });
+    this.searchMetrics.push(counter);
+    return counter;
+  }
+
   private gauge(name: string, help: string, labelNames: string[] = ['collection']): Gauge {
     const gauge = new Gauge({ name, help, labelNames, registers: [this.registry] });
     this.collectionMetrics.push(gauge);
@@ -261,7 +324,7 @@ export class ServiceMetrics {
  * with their pattern (`/push-api/v1/collections/:collection/documents`), never the raw URL.
  */
 export function installMetrics(app: FastifyInstance, options: MetricsOptions): ServiceMetrics {
-  const metrics = new ServiceMetrics(options.manager);
+  const metrics = new ServiceMetrics(options.manager, options.searchStats);
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     metrics.observeRequest(
       request.method,
@@ -278,7 +341,7 @@ export function installMetrics(app: FastifyInstance, options: MetricsOptions): S
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
-        description: `Requests by route and status, request and query latency, per running collection: documents, staged changes, generations, commits, merges, journal fsyncs; process RSS, open files, event loop lag. Public unless ${METRICS_PUBLIC_KEY}=false in conf/global.cfg (then sec.administer is needed).`,
+        description: `Requests by route and status, request and query latency, search threads (busy, queue length, rejections, timeouts, thread failures), per running collection: documents, staged changes, generations, commits, merges, journal fsyncs; process RSS, open files, event loop lag. Public unless ${METRICS_PUBLIC_KEY}=false in conf/global.cfg (then sec.administer is needed).`,
       },
     },
     async (_request, reply) => {

@@ -1,5 +1,6 @@
 import { GenerationReader } from './generation/generation-reader.js';
 import type { Directory } from './store/directory.js';
+import { FsDirectory } from './store/fs-directory.js';
 
 /**
  * The open readers of an index's generations, one per generation however many points in
@@ -11,8 +12,9 @@ export class ReaderPool {
 
   constructor(
     private readonly dir: Directory,
+    // Opened to share: search threads read the same memory (see GenerationReader.shared).
     private readonly open: (dir: Directory, generation: number) => GenerationReader = (d, g) =>
-      GenerationReader.open(d, g),
+      GenerationReader.open(d, g, { share: d instanceof FsDirectory }),
   ) {}
 
   /** The generation's reader, opened (and verified) when nobody holds it yet; counts one holder more. */

@@ -17,4 +17,4 @@ export function nameThisThread(name: string): void {
 }
 
 /** The names the engine gives its threads (see {@link nameThisThread}). */
-export const THREAD_NAMES = { indexing: 'ps-index', merge: 'ps-merge' } as const;
+export const THREAD_NAMES = { indexing: 'ps-index', merge: 'ps-merge', search: 'ps-search' } as const;

@@ -16,10 +16,11 @@ import { ReqExclScorer } from './req-excl-scorer.js';
 import { ReqOptScorer } from './req-opt-scorer.js';
 import type { Scorer } from './scorer.js';
 import type { ScoringOptions } from './scoring-options.js';
+import { DEFAULT_MAX_PREFIX_TERMS, type WorkBudget } from './work-budget.js';
 import { bm25Idf, fieldModel, Saturation, termDocFreq, type FieldModel } from './similarity.js';
 
-/** A prefix query scores at most this many expansions (the ones with the highest df). */
-export const MAX_PREFIX_EXPANSIONS = 256;
+/** A prefix query scores at most this many expansions (the ones with the highest df), unless the budget says otherwise. */
+export const MAX_PREFIX_EXPANSIONS = DEFAULT_MAX_PREFIX_TERMS;
 /** How many terms per field and generation are read to choose the expansions. */
 export const PREFIX_SCAN_LIMIT = 1 << 16;
 
@@ -42,6 +43,8 @@ export interface WeightContext {
   readonly options: ScoringOptions;
   readonly stats: CollectionStatistics;
   readonly generations: readonly GenerationView[];
+  /** The query's deadline and prefix cap; none: no deadline, the default cap. */
+  readonly budget?: WorkBudget;
 }
 
 function invalid(message: string): never {
@@ -190,22 +193,31 @@ class PrefixWeight extends BaseWeight {
   private readonly fieldSet: FieldSet;
   private readonly expansions: string[];
   private readonly sat: Saturation;
+  private readonly budget: WorkBudget | undefined;
 
   constructor(ctx: WeightContext, field: string | undefined, prefix: string, boost: number) {
     super();
+    this.budget = ctx.budget;
     this.fieldSet = new FieldSet(ctx, field);
     const found = new Set<string>();
     for (const view of ctx.generations) {
       for (const f of this.fieldSet.fields) {
+        ctx.budget?.check();
         for (const t of view.termsWithPrefix(f, prefix, PREFIX_SCAN_LIMIT)) found.add(t);
       }
     }
+    const cap = ctx.budget?.maxPrefixTerms ?? MAX_PREFIX_EXPANSIONS;
+    // Flagged before the document frequencies are read: the deadline may stop that.
+    if (found.size > cap && ctx.budget !== undefined) ctx.budget.prefixTermsCapped = true;
     const dfs = new Map<string, number>();
-    for (const t of found) dfs.set(t, termDocFreq(ctx.stats, this.fieldSet.fields, t));
+    for (const t of found) {
+      ctx.budget?.tick();
+      dfs.set(t, termDocFreq(ctx.stats, this.fieldSet.fields, t));
+    }
     let terms = [...found];
-    if (terms.length > MAX_PREFIX_EXPANSIONS) {
+    if (terms.length > cap) {
       terms.sort((a, b) => dfs.get(b)! - dfs.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
-      terms = terms.slice(0, MAX_PREFIX_EXPANSIONS);
+      terms = terms.slice(0, cap);
     }
     this.expansions = terms;
     let df = 0;
@@ -231,6 +243,7 @@ class PrefixWeight extends BaseWeight {
     let count = 0;
     try {
       for (const t of this.expansions) {
+        this.budget?.check();
         const p = view.postings(field, t, false);
         if (p === null) continue;
         for (let d = p.nextDoc(); d !== NO_MORE_DOCS; d = p.nextDoc()) {

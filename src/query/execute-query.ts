@@ -1,11 +1,12 @@
 import { SearchError } from '../errors.js';
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
 import { statisticsFromGenerations, type CollectionStatistics } from './collection-statistics.js';
-import { createWeight } from './create-weight.js';
+import { createWeight, type Weight } from './create-weight.js';
 import type { Query } from './query-tree.js';
 import type { ExecutionCounters } from './scorer.js';
 import { resolveScoringOptions, type ScoringOptionsInput } from './scoring-options.js';
 import { TopKCollector } from './top-k-collector.js';
+import { BudgetExhausted, type WorkBudget } from './work-budget.js';
 
 export interface ExecuteOptions {
   /** Number of hits wanted (>= 0). */
@@ -21,6 +22,11 @@ export interface ExecuteOptions {
   totalHitsThreshold?: number;
   /** Disables every pruning: each match is scored and counted (tests, oracle). */
   exhaustive?: boolean;
+  /**
+   * The query's deadline and prefix cap. Past the deadline the executor stops and answers the
+   * best hits found so far, with `timedOut` set (and `totalHitsExact` false).
+   */
+  budget?: WorkBudget;
 }
 
 export interface Hit {
@@ -36,6 +42,8 @@ export interface ExecuteResult {
   /** Number of live matching documents; a lower bound when `totalHitsExact` is false. */
   totalHits: number;
   totalHitsExact: boolean;
+  /** True when the budget's deadline stopped the run before it saw every generation. */
+  timedOut: boolean;
   /** Work done, for tests and the admin statistics. */
   counters: ExecutionCounters;
 }
@@ -63,18 +71,67 @@ export function executeQuery(
     throw new SearchError('QUERY_INVALID', `totalHitsThreshold must be a number >= 0, got ${threshold}`);
   }
   const exhaustive = options.exhaustive === true;
-  const weight = createWeight(
-    {
-      options: resolveScoringOptions(options.scoring),
-      stats: options.stats ?? statisticsFromGenerations(generations),
-      generations,
-    },
-    query,
-  );
+  const budget = options.budget;
   const collector = new TopKCollector(k, threshold, !exhaustive);
   const counters: ExecutionCounters = { docsScored: 0, windowsSkipped: 0 };
+  if (budget?.expired() === true) return timedOutResult(collector, counters);
+  let weight;
+  try {
+    weight = createWeight(
+      {
+        options: resolveScoringOptions(options.scoring),
+        stats: options.stats ?? statisticsFromGenerations(generations),
+        generations,
+        ...(budget !== undefined ? { budget } : {}),
+      },
+      query,
+    );
+  } catch (error) {
+    if (error instanceof BudgetExhausted) return timedOutResult(collector, counters);
+    throw error;
+  }
+  if (budget !== undefined) collector.budget = budget;
+  let knownCount: number;
+  try {
+    knownCount = runGenerations(generations, weight, collector, counters, exhaustive, budget);
+  } catch (error) {
+    if (error instanceof BudgetExhausted) return timedOutResult(collector, counters);
+    throw error;
+  }
+  // A query whose count is known without iterating (match-all) reports it exactly even when
+  // pruning stopped the iteration early.
+  const exactCount = knownCount >= 0;
+  return {
+    hits: collector.hits(),
+    totalHits: exactCount ? knownCount : collector.totalHits,
+    totalHitsExact: exactCount || !collector.pruningStarted,
+    timedOut: false,
+    counters,
+  };
+}
+
+/** What a run stopped by its deadline found: the best hits so far, a lower-bound count. */
+function timedOutResult(collector: TopKCollector, counters: ExecutionCounters): ExecuteResult {
+  return {
+    hits: collector.hits(),
+    totalHits: collector.totalHits,
+    totalHitsExact: false,
+    timedOut: true,
+    counters,
+  };
+}
+
+function runGenerations(
+  generations: readonly GenerationView[],
+  weight: Weight,
+  collector: TopKCollector,
+  counters: ExecutionCounters,
+  exhaustive: boolean,
+  budget: WorkBudget | undefined,
+): number {
   let knownCount = 0;
   for (let gi = 0; gi < generations.length; gi++) {
+    budget?.check();
     const view = generations[gi];
     collector.generationIndex = gi;
     if (knownCount >= 0) {
@@ -95,13 +152,5 @@ export function executeQuery(
       weight.bulkScorer(view)?.score(view, collector, counters, true);
     }
   }
-  // A query whose count is known without iterating (match-all) reports it exactly even when
-  // pruning stopped the iteration early.
-  const exactCount = knownCount >= 0;
-  return {
-    hits: collector.hits(),
-    totalHits: exactCount ? knownCount : collector.totalHits,
-    totalHitsExact: exactCount || !collector.pruningStarted,
-    counters,
-  };
+  return knownCount;
 }

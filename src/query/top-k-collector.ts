@@ -1,3 +1,5 @@
+import type { WorkBudget } from './work-budget.js';
+
 /**
  * The k best hits over all generations of a query, in one heap, so that the score a new
  * document must beat (the k-th best so far) carries from one generation to the next.
@@ -16,6 +18,8 @@ export class TopKCollector {
   totalHits = 0;
   /** Set by the executor before it runs each generation. */
   generationIndex = 0;
+  /** The query's budget: its deadline is checked every few hundred collected documents. */
+  budget: WorkBudget | undefined;
   private readonly threshold: number;
   private readonly pruningAllowed: boolean;
   private pruning = false;
@@ -47,6 +51,7 @@ export class TopKCollector {
   }
 
   collect(doc: number, score: number): void {
+    this.budget?.tick();
     this.totalHits++;
     const k = this.k;
     if (this.size < k) {

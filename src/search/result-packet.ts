@@ -122,6 +122,16 @@ export const SEARCH_RESPONSE_SCHEMA = {
                 numRanks: { type: 'integer' },
                 nextStart: NULLABLE_INTEGER,
                 prevStart: NULLABLE_INTEGER,
+                timedOut: {
+                  type: 'boolean',
+                  description:
+                    'true when the query ran out of its time budget (search.timeout-ms): the results are the best found in time, counts are lower bounds, facets or spelling may be missing.',
+                },
+                prefixTermsCapped: {
+                  type: 'boolean',
+                  description:
+                    'true when a truncated word (word*) had more terms than search.max-prefix-terms: the most frequent ones were searched.',
+                },
               },
               required: [
                 'totalMatching',
@@ -133,6 +143,8 @@ export const SEARCH_RESPONSE_SCHEMA = {
                 'numRanks',
                 'nextStart',
                 'prevStart',
+                'timedOut',
+                'prefixTermsCapped',
               ],
             },
             results: { type: 'array', items: SEARCH_RESULT_SCHEMA },

@@ -17,6 +17,7 @@ import { inSet, matchSet } from '../query/match-set.js';
 import { parseQuery, type ParsedQuery } from '../query/parser/parse-query.js';
 import type { Query } from '../query/query-tree.js';
 import type { ScoringOptionsInput } from '../query/scoring-options.js';
+import { BudgetExhausted, WorkBudget } from '../query/work-budget.js';
 import { CLICK_FIELD, CLICK_SCORE_FIELD } from './click-evidence.js';
 import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 import { suggestSpelling } from './spelling.js';
@@ -103,7 +104,13 @@ export interface QueryPlan {
  * Parses the query once and builds the engine's work for it. Exported so that a benchmark
  * can time the engine alone with exactly the parameters of a search.
  */
-export function planQuery(view: SearchView, params: SearchParams, stats: CollectionStatistics): QueryPlan {
+export function planQuery(
+  view: SearchView,
+  params: SearchParams,
+  stats: CollectionStatistics,
+  budget?: WorkBudget,
+): QueryPlan {
+  const within = budget === undefined ? {} : { budget };
   const own = view.settings;
   const scoring = scoringFor(own, view.isMeta);
   const qieWeight = Number(own.config.queryProcessorFlags.get('qie_weight') ?? '2');
@@ -152,13 +159,14 @@ export function planQuery(view: SearchView, params: SearchParams, stats: Collect
         scoring,
         stats,
         totalHitsThreshold: EXACT_COUNT_LIMIT,
+        ...within,
       },
     };
     if (!params.fmo && parsed.words.length > 1) {
       const all = allRequired(parsed.tree);
       fullyCount = {
         query: wrap(all),
-        options: { k: 0, scoring, stats, totalHitsThreshold: EXACT_COUNT_LIMIT },
+        options: { k: 0, scoring, stats, totalHitsThreshold: EXACT_COUNT_LIMIT, ...within },
       };
     }
   }
@@ -176,6 +184,7 @@ export function runSearch(
   params: SearchParams,
   clickTrackingUrl: ClickTrackingUrl,
   explanations?: Explanation[],
+  budget: WorkBudget = new WorkBudget(),
 ): SearchResponse {
   const generations: GenerationView[] = [];
   const owner: { member: SearchMember; local: number }[] = [];
@@ -186,7 +195,7 @@ export function runSearch(
     });
   }
   const stats = statisticsFromGenerations(generations);
-  const plan = planQuery(view, params, stats);
+  const plan = planQuery(view, params, stats, budget);
   const { parsed, scoring } = plan;
 
   const start = Math.max(1, params.startRank);
@@ -202,7 +211,8 @@ export function runSearch(
     const boosted = plan.qieWeight > 0 || plan.clickWeight > 0;
     hits = boosted ? rerank(result.hits, generations, plan.qieWeight, plan.clickWeight) : result.hits;
     fully = total;
-    if (plan.fullyCount !== null)
+    // Past the deadline the count would only say 0: every match counts as fully matching then.
+    if (plan.fullyCount !== null && !budget.expired())
       fully = executeQuery(generations, plan.fullyCount.query, plan.fullyCount.options).totalHits;
   }
   const queryTerms = new Set(parsed.terms.map((t) => t.term));
@@ -248,10 +258,11 @@ export function runSearch(
     generations,
     scoring,
     stats,
+    budget,
   );
   const analyzerFor = analyzerLookup(view.schema);
   const spell =
-    parsed.tree !== null && total < SPELL_BELOW_MATCHES && parsed.words.length > 0
+    parsed.tree !== null && total < SPELL_BELOW_MATCHES && parsed.words.length > 0 && !budget.expired()
       ? suggestSpelling(parsed.words, {
           analyzer: summaryAnalyzer,
           docFreq: (term) => generations.reduce((n, g) => n + g.docFreq('body', term), 0),
@@ -266,7 +277,8 @@ export function runSearch(
             const alternative = parseQuery(text, { analyzerFor, coordBoost: plan.coordBoost });
             return alternative.tree === null
               ? 0
-              : executeQuery(generations, plan.wrap(alternative.tree), { k: 0, scoring, stats }).totalHits;
+              : executeQuery(generations, plan.wrap(alternative.tree), { k: 0, scoring, stats, budget })
+                  .totalHits;
           },
         })
       : null;
@@ -294,6 +306,8 @@ export function runSearch(
           numRanks: params.numRanks,
           nextStart: currEnd < total ? currEnd + 1 : null,
           prevStart: start > 1 ? Math.max(1, start - params.numRanks) : null,
+          timedOut: budget.timedOut,
+          prefixTermsCapped: budget.prefixTermsCapped,
         },
         results,
         spell: spell === null ? null : { text: spell },
@@ -345,10 +359,18 @@ function facetsOf(
   generations: GenerationView[],
   scoring: ScoringOptionsInput,
   stats: CollectionStatistics,
+  budget: WorkBudget,
 ): FacetView[] {
   const definitions = facetDefinitions(settings);
-  if (definitions.length === 0 || query === null) return [];
-  const matches = matchSet(generations, query, { scoring, stats });
+  if (definitions.length === 0 || query === null || budget.expired()) return [];
+  let matches: Uint8Array[];
+  try {
+    matches = matchSet(generations, query, { scoring, stats, budget });
+  } catch (error) {
+    // Counts from part of the match set would be wrong: no facets rather than false ones.
+    if (error instanceof BudgetExhausted) return [];
+    throw error;
+  }
   return definitions.map(({ name, className }) => {
     const field = FACET_FIELD_PREFIX + className;
     const counts = new Map<string, number>();

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchError } from '../errors.js';
@@ -10,9 +10,31 @@ import type { Searcher } from '../index/searcher.js';
 import type { Explanation } from '../query/explain-query.js';
 import { runSearch, type SearchMember, type SearchParams, type SearchView } from './run-search.js';
 import type { SearchResponse } from './result-packet.js';
+import { clickTrackingUrl, signUrl } from './click-tracking-url.js';
+import { SearchThreadPool, type SearchPoolEvent } from './threads/search-thread-pool.js';
+import { DEFAULT_MAX_PREFIX_TERMS, nowEpochMs, WorkBudget } from '../query/work-budget.js';
 
 export type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 export { facetDefinitions, type FacetSelection, type SearchParams } from './run-search.js';
+
+/** How queries are run (`search.*` of global.cfg). */
+export interface SearchServiceOptions {
+  /** Search threads (`search.thread-count`); 0 or absent: queries run on the event loop. */
+  threads?: number;
+  /** `search.timeout-ms`: a query's budget, waiting included. Default 2000. */
+  timeoutMs?: number;
+  /** `search.max-prefix-terms`. Default 256. */
+  maxPrefixTerms?: number;
+  /** `search.queue-size`: queries that may wait for a busy thread. Default 64. */
+  queueSize?: number;
+  /** Observes the thread pool (tests). */
+  onPoolEvent?: (event: SearchPoolEvent) => void;
+}
+
+/** Default of `search.timeout-ms`. */
+export const DEFAULT_TIMEOUT_MS = 2000;
+/** Default of `search.queue-size`. */
+export const DEFAULT_QUEUE_SIZE = 64;
 
 /** Distinct schemas kept resolved (one per analysis in use: a handful per installation). */
 const SCHEMA_CACHE_ENTRIES = 64;
@@ -28,14 +50,42 @@ export class SearchService {
   private readonly secret: Buffer;
   /** Resolved schemas (analyzers and their caches) by their options: built once, not per query. */
   private readonly schemas = new Map<string, Schema>();
+  private readonly pool: SearchThreadPool | null;
+  private readonly timeoutMs: number;
+  private readonly maxPrefixTerms: number;
 
-  constructor(private readonly manager: CollectionManager) {
+  constructor(
+    private readonly manager: CollectionManager,
+    options: SearchServiceOptions = {},
+  ) {
     this.secret = loadOrCreateSecret(join(manager.home.confFolder, 'redirect-secret'));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxPrefixTerms = options.maxPrefixTerms ?? DEFAULT_MAX_PREFIX_TERMS;
+    const threads = options.threads ?? 0;
+    this.pool =
+      threads > 0
+        ? new SearchThreadPool({
+            threads,
+            queueSize: options.queueSize ?? DEFAULT_QUEUE_SIZE,
+            secret: this.secret,
+            ...(options.onPoolEvent !== undefined ? { onEvent: options.onPoolEvent } : {}),
+          })
+        : null;
+  }
+
+  /** The search threads (null: queries run on the event loop). */
+  get threads(): SearchThreadPool | null {
+    return this.pool;
+  }
+
+  /** Stops the search threads (queries still waiting answer 503). */
+  async close(): Promise<void> {
+    await this.pool?.close();
   }
 
   /** HMAC of a result URL: `/s/redirect` only follows URLs it signed (no open redirect). */
   signUrl(url: string): string {
-    return createHmac('sha256', this.secret).update(url).digest('base64url').slice(0, 32);
+    return signUrl(this.secret, url);
   }
 
   verifyUrl(url: string, auth: string): boolean {
@@ -44,35 +94,62 @@ export class SearchService {
     return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
+  /**
+   * Runs a search within its budget (`search.timeout-ms` from now, waiting for a thread
+   * included): on a search thread when there are any and the collection's files can be
+   * shared with them, else here on the event loop.
+   */
   async search(params: SearchParams): Promise<SearchResponse> {
-    return (await this.run(params, undefined)).response;
+    const deadline = nowEpochMs() + this.timeoutMs;
+    if (this.pool !== null) {
+      return this.pool.run({
+        params,
+        deadline,
+        maxPrefixTerms: this.maxPrefixTerms,
+        open: async () => {
+          const view = await this.openView(params.collection);
+          return { view, release: () => releaseView(view) };
+        },
+        runHere: (view) => this.runHere(view, params, deadline),
+      });
+    }
+    const view = await this.openView(params.collection);
+    try {
+      return this.runHere(view, params, deadline);
+    } finally {
+      releaseView(view);
+    }
   }
 
   /**
    * {@link search}, and why each result of the page ranks where it does (the admin UI's
    * query tester): the engine's explanation of its text score and the evidence added to it.
+   * Runs on the event loop (an administrator's tool, one query at a time), within the budget.
    */
   async explain(params: SearchParams): Promise<{ response: SearchResponse; explanations: Explanation[] }> {
-    const explanations: Explanation[] = [];
-    return { response: (await this.run(params, explanations)).response, explanations };
-  }
-
-  private async run(
-    params: SearchParams,
-    explanations: Explanation[] | undefined,
-  ): Promise<{ response: SearchResponse }> {
+    const deadline = nowEpochMs() + this.timeoutMs;
     const view = await this.openView(params.collection);
     try {
-      const response = runSearch(
-        view,
-        params,
-        (collection, url, rank, query) => this.clickTrackingUrl(collection, url, rank, query),
-        explanations,
-      );
-      return { response };
+      const explanations: Explanation[] = [];
+      return { response: this.runHere(view, params, deadline, explanations), explanations };
     } finally {
-      for (const member of view.members) (member.searcher as Searcher).release();
+      releaseView(view);
     }
+  }
+
+  private runHere(
+    view: SearchView,
+    params: SearchParams,
+    deadline: number,
+    explanations?: Explanation[],
+  ): SearchResponse {
+    return runSearch(
+      view,
+      params,
+      (collection, url, rank, query) => this.clickTrackingUrl(collection, url, rank, query),
+      explanations,
+      new WorkBudget(deadline, this.maxPrefixTerms),
+    );
   }
 
   /**
@@ -119,15 +196,12 @@ export class SearchService {
   }
 
   clickTrackingUrl(collection: string, url: string, rank: number, query: string): string {
-    const params = new URLSearchParams({
-      collection,
-      url,
-      auth: this.signUrl(url),
-      rank: String(rank),
-      query,
-    });
-    return `/s/redirect?${params.toString()}`;
+    return clickTrackingUrl(this.secret, collection, url, rank, query);
   }
+}
+
+function releaseView(view: SearchView): void {
+  for (const member of view.members) (member.searcher as Searcher).release();
 }
 
 function loadOrCreateSecret(file: string): Buffer {

@@ -115,6 +115,8 @@ describe('GET /s/search.json', () => {
         numRanks: 10,
         nextStart: 11,
         prevStart: null,
+        timedOut: false,
+        prefixTermsCapped: false,
       },
     );
     assert.deepEqual(

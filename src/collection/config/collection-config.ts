@@ -132,6 +132,46 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     description: 'Longest time a client may take to send a whole request (headers and body); then 408.',
   },
   {
+    key: 'search.thread-count',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: undefined,
+    min: 0,
+    max: 256,
+    description:
+      'Threads that run queries (parsing, scoring, summaries, facets, spelling); default: the number of CPU cores; 0 runs queries on the event loop.',
+  },
+  {
+    key: 'search.timeout-ms',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '2000',
+    min: 1,
+    max: 600000,
+    description:
+      'Work budget of one query in milliseconds, waiting included; past it the query answers what it found, flagged timedOut in resultsSummary.',
+  },
+  {
+    key: 'search.max-prefix-terms',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '256',
+    min: 1,
+    max: 65536,
+    description:
+      'Most terms one truncated word (word*) expands to (the most frequent ones); a query that met the cap is flagged prefixTermsCapped.',
+  },
+  {
+    key: 'search.queue-size',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '64',
+    min: 0,
+    max: 100000,
+    description:
+      'Queries that may wait while every search thread is busy; one more is answered 503 SEARCH_OVERLOADED with Retry-After.',
+  },
+  {
     key: 'filter.classes',
     file: 'collection.cfg',
     kind: 'optional-string',
@@ -170,6 +210,14 @@ export interface GlobalConfig {
   readonly bodyMinBytesPerSecond: number;
   /** `server.request-timeout-seconds`. */
   readonly requestTimeoutSeconds: number;
+  /** `search.thread-count` (0: queries run on the event loop). */
+  readonly searchThreadCount: number;
+  /** `search.timeout-ms`. */
+  readonly searchTimeoutMs: number;
+  /** `search.max-prefix-terms`. */
+  readonly searchMaxPrefixTerms: number;
+  /** `search.queue-size`. */
+  readonly searchQueueSize: number;
 }
 
 /** The resolved configuration of one collection. */
@@ -330,6 +378,10 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     bodyIdleTimeoutSeconds: integer('server.body-idle-timeout-seconds'),
     bodyMinBytesPerSecond: integer('server.body-min-bytes-per-second'),
     requestTimeoutSeconds: integer('server.request-timeout-seconds'),
+    searchThreadCount: integer('search.thread-count', Math.max(1, cpuCount)),
+    searchTimeoutMs: integer('search.timeout-ms'),
+    searchMaxPrefixTerms: integer('search.max-prefix-terms'),
+    searchQueueSize: integer('search.queue-size'),
     filterClasses,
     queryProcessorOptions,
     queryProcessorFlags,
@@ -373,6 +425,10 @@ export function resolveGlobalConfig(
     bodyIdleTimeoutSeconds: config.bodyIdleTimeoutSeconds,
     bodyMinBytesPerSecond: config.bodyMinBytesPerSecond,
     requestTimeoutSeconds: config.requestTimeoutSeconds,
+    searchThreadCount: config.searchThreadCount,
+    searchTimeoutMs: config.searchTimeoutMs,
+    searchMaxPrefixTerms: config.searchMaxPrefixTerms,
+    searchQueueSize: config.searchQueueSize,
   };
 }
 

@@ -2,6 +2,7 @@ import { CorruptIndexError } from '../../errors.js';
 import { ByteReader } from '../store/byte-reader.js';
 import { openCodecFile, readCodecFile } from '../store/codec-file.js';
 import type { Directory, IndexInput } from '../store/directory.js';
+import { SharedBytesDirectory, SharingDirectory } from '../store/shared-bytes.js';
 import type { StoredRecord } from '../document.js';
 import type { PostingsIterator } from '../generation-view.js';
 import {
@@ -43,7 +44,42 @@ export interface GenerationReaderOptions {
    * pread (default 512 MiB; tests lower it to exercise the pread path).
    */
   postingsInMemoryUpTo?: number;
+  /**
+   * Hold the files read whole (terms, norms, metadata, postings held in memory) in shared
+   * memory, so that search threads read them without copies ({@link GenerationReader.shared}).
+   */
+  share?: boolean;
 }
+
+/**
+ * What a search thread needs to read a generation another thread opened: the files held in
+ * shared memory (verified at that open) and the folder for the rest (stored records).
+ */
+export interface SharedGeneration {
+  /** Unique in the process: a reopened folder's generation gets a new one. */
+  readonly id: number;
+  readonly generation: number;
+  /** The index folder. */
+  readonly path: string;
+  readonly files: ReadonlyMap<string, Uint8Array>;
+  /** Limit of in-memory postings the opener used (the search thread reads the same way). */
+  readonly postingsInMemoryUpTo: number;
+}
+
+let nextSharedId = 1;
+const sharedCloseListeners = new Set<(id: number) => void>();
+
+/**
+ * Calls `listener` with the {@link SharedGeneration.id} of every shared reader that closes
+ * (search threads drop their views of it then). Returns the function that removes it.
+ */
+export function onSharedReaderClosed(listener: (id: number) => void): () => void {
+  sharedCloseListeners.add(listener);
+  return () => sharedCloseListeners.delete(listener);
+}
+
+/** Files a shared reader holds in memory (`.fdt`, read a few blocks per query, is read with pread). */
+const SHARED_EXTENSIONS = new Set(['tim', 'doc', 'pos', 'nrm', 'gen']);
 
 interface CachedTerm {
   info: TermInfo;
@@ -90,14 +126,46 @@ export class GenerationReader {
   private readonly shapes = new Map<number, PostingsShape>();
   private cachedBlock: { index: number; bytes: Uint8Array; starts: Int32Array; ends: Int32Array } | undefined;
   private closed = false;
+  /** How another thread reads this generation from the same memory (null: not opened to share). */
+  readonly shared: SharedGeneration | null = null;
 
   static open(dir: Directory, generation: number, options: GenerationReaderOptions = {}): GenerationReader {
-    return new GenerationReader(dir, generation, options.postingsInMemoryUpTo ?? POSTINGS_IN_MEMORY_BYTES);
+    const inMemoryUpTo = options.postingsInMemoryUpTo ?? POSTINGS_IN_MEMORY_BYTES;
+    if (options.share !== true) return new GenerationReader(dir, generation, inMemoryUpTo, true);
+    const sharing = new SharingDirectory(dir, (name) => {
+      const extension = name.slice(name.lastIndexOf('.') + 1);
+      if (!SHARED_EXTENSIONS.has(extension)) return false;
+      // Postings too large to hold in memory are read with pread by every thread (the page cache is shared).
+      return (extension !== 'doc' && extension !== 'pos') || dir.fileLength(name) <= inMemoryUpTo;
+    });
+    const reader = new GenerationReader(sharing, generation, inMemoryUpTo, true);
+    (reader as { shared: SharedGeneration | null }).shared = {
+      id: nextSharedId++,
+      generation,
+      path: dir.path,
+      files: sharing.sharedFiles(),
+      postingsInMemoryUpTo: inMemoryUpTo,
+    };
+    return reader;
   }
 
-  private constructor(dir: Directory, generation: number, inMemoryUpTo: number) {
+  /**
+   * Opens a generation from memory another thread shared ({@link GenerationReader.shared}):
+   * no copy of the shared files, no second checksum pass; stored records through a file
+   * handle of this thread's own.
+   */
+  static openShared(shared: SharedGeneration): GenerationReader {
+    return new GenerationReader(
+      new SharedBytesDirectory(shared.path, shared.files),
+      shared.generation,
+      shared.postingsInMemoryUpTo,
+      false,
+    );
+  }
+
+  private constructor(dir: Directory, generation: number, inMemoryUpTo: number, verify: boolean) {
     const metaName = generationFile(generation, 'gen');
-    const { body } = readCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION);
+    const { body } = readCodecFile(dir, metaName, CODEC_GENERATION, FORMAT_VERSION, { verify });
     try {
       this.meta = JSON.parse(new TextDecoder().decode(body)) as GenerationMeta;
     } catch (error) {
@@ -108,16 +176,30 @@ export class GenerationReader {
     for (const field of this.meta.fields) this.fieldMeta.set(field.name, field);
     const opened: IndexInput[] = [];
     try {
-      const terms = readCodecFile(dir, generationFile(generation, 'tim'), CODEC_TERMS, FORMAT_VERSION);
+      const terms = readCodecFile(dir, generationFile(generation, 'tim'), CODEC_TERMS, FORMAT_VERSION, {
+        verify,
+      });
       const termsStart = dir.fileLength(generationFile(generation, 'tim')) - 8 - terms.body.length;
       this.dictionary = withFile(
         generationFile(generation, 'tim'),
         () => new TermDictionaryReader(terms.body, termsStart),
       );
       // Postings and positions are read on every query: held in memory (up to a size per file).
-      this.docInput = openPostingsFile(dir, generationFile(generation, 'doc'), CODEC_POSTINGS, inMemoryUpTo);
+      this.docInput = openPostingsFile(
+        dir,
+        generationFile(generation, 'doc'),
+        CODEC_POSTINGS,
+        inMemoryUpTo,
+        verify,
+      );
       opened.push(this.docInput);
-      this.posInput = openPostingsFile(dir, generationFile(generation, 'pos'), CODEC_POSITIONS, inMemoryUpTo);
+      this.posInput = openPostingsFile(
+        dir,
+        generationFile(generation, 'pos'),
+        CODEC_POSITIONS,
+        inMemoryUpTo,
+        verify,
+      );
       opened.push(this.posInput);
       // In memory: lists are read in place (no read, no copy per query); else with pread.
       this.docBytes =
@@ -132,12 +214,15 @@ export class GenerationReader {
         generationFile(generation, 'fdt'),
         CODEC_STORED,
         STORED_FORMAT_VERSION,
+        { verify },
       );
       this.storedInput = stored.input;
       this.storedVersion = stored.version;
       opened.push(this.storedInput);
       withFile(stored.input.name, () => this.readStoredIndex(stored.bodyEnd));
-      const norms = readCodecFile(dir, generationFile(generation, 'nrm'), CODEC_NORMS, FORMAT_VERSION);
+      const norms = readCodecFile(dir, generationFile(generation, 'nrm'), CODEC_NORMS, FORMAT_VERSION, {
+        verify,
+      });
       withFile(generationFile(generation, 'nrm'), () => this.readNorms(norms.body));
     } catch (error) {
       for (const input of opened) input.close();
@@ -289,6 +374,7 @@ export class GenerationReader {
     this.docInput.close();
     this.posInput.close();
     this.storedInput.close();
+    if (this.shared !== null) for (const listener of sharedCloseListeners) listener(this.shared.id);
   }
 
   private readStoredIndex(bodyEnd: number): void {
@@ -333,8 +419,14 @@ export class GenerationReader {
  * Opens `.doc` or `.pos`. Only the current postings format is read: an older one would be
  * decoded as garbage, so it is rejected with a message that says what to do.
  */
-function openPostingsFile(dir: Directory, name: string, codec: string, inMemoryUpTo: number): IndexInput {
-  const opened = openCodecFile(dir, name, codec, POSTINGS_FORMAT_VERSION, { inMemoryUpTo });
+function openPostingsFile(
+  dir: Directory,
+  name: string,
+  codec: string,
+  inMemoryUpTo: number,
+  verify: boolean,
+): IndexInput {
+  const opened = openCodecFile(dir, name, codec, POSTINGS_FORMAT_VERSION, { inMemoryUpTo, verify });
   if (opened.version !== POSTINGS_FORMAT_VERSION) {
     opened.input.close();
     throw new CorruptIndexError(

@@ -14,7 +14,7 @@ export class KilledBits {
     readonly docCount: number,
     bits?: Uint8Array,
   ) {
-    this.bits = bits ?? new Uint8Array((docCount + 7) >>> 3);
+    this.bits = bits ?? sharedBytes((docCount + 7) >>> 3);
     let count = 0;
     for (const byte of this.bits) count += POPCOUNT[byte]!;
     this.count = count;
@@ -27,7 +27,8 @@ export class KilledBits {
   /** A copy with more documents killed (the original stays as it is: searchers may hold it). */
   with(docIds: Iterable<number>): KilledBits {
     // A copy, even when the bits are a Buffer (whose slice() would share memory with a searcher's view).
-    const bits = new Uint8Array(this.bits);
+    const bits = sharedBytes(this.bits.length);
+    bits.set(this.bits);
     for (const docId of docIds) bits[docId >>> 3]! |= 1 << (docId & 7);
     return new KilledBits(this.docCount, bits);
   }
@@ -49,8 +50,15 @@ export class KilledBits {
         `killed bits for ${docCount} documents, generation has ${expectedDocCount}`,
       );
     }
-    return new KilledBits(docCount, new Uint8Array(input.readBytes((docCount + 7) >>> 3)));
+    const bits = sharedBytes((docCount + 7) >>> 3);
+    bits.set(input.readBytes(bits.length));
+    return new KilledBits(docCount, bits);
   }
+}
+
+/** Killed bits live in shared memory: search threads read them without a copy. */
+function sharedBytes(length: number): Uint8Array {
+  return new Uint8Array(new SharedArrayBuffer(length));
 }
 
 const POPCOUNT = new Uint8Array(256);

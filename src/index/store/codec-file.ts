@@ -107,7 +107,7 @@ export function openCodecFile(
   name: string,
   codec: string,
   maxVersion: number,
-  options: { inMemoryUpTo?: number } = {},
+  options: { inMemoryUpTo?: number; verify?: boolean } = {},
 ): OpenedCodecFile {
   let input: IndexInput;
   try {
@@ -120,7 +120,8 @@ export function openCodecFile(
   }
   try {
     const { version, bodyStart } = checkHeader(name, input, codec, maxVersion);
-    verifyChecksum(name, input);
+    // Off only for bytes another reader of this process verified already (search threads).
+    if (options.verify !== false) verifyChecksum(name, input);
     return { input, version, bodyStart, bodyEnd: input.length - FOOTER_LENGTH };
   } catch (error) {
     input.close();
@@ -134,8 +135,9 @@ export function readCodecFile(
   name: string,
   codec: string,
   maxVersion: number,
+  options: { verify?: boolean } = {},
 ): { version: number; body: Uint8Array } {
-  const opened = openCodecFile(dir, name, codec, maxVersion);
+  const opened = openCodecFile(dir, name, codec, maxVersion, options);
   try {
     return {
       version: opened.version,

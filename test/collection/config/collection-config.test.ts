@@ -173,6 +173,10 @@ describe('resolveCollectionConfig', () => {
         'server.body-idle-timeout-seconds',
         'server.body-min-bytes-per-second',
         'server.request-timeout-seconds',
+        'search.thread-count',
+        'search.timeout-ms',
+        'search.max-prefix-terms',
+        'search.queue-size',
         'filter.classes',
         'query_processor_options',
         'indexer_options',
@@ -183,18 +187,31 @@ describe('resolveCollectionConfig', () => {
 
 describe('resolveGlobalConfig', () => {
   it('reads only the installation-wide keys, ignoring bad collection defaults', () => {
-    const config = resolveGlobalConfig({
-      'push.worker-thread-count': '4',
-      'push.max-generations': 'oops',
-      'server.body-idle-timeout-seconds': '5',
-    });
+    const config = resolveGlobalConfig(
+      {
+        'push.worker-thread-count': '4',
+        'push.max-generations': 'oops',
+        'server.body-idle-timeout-seconds': '5',
+        'search.timeout-ms': '500',
+      },
+      { cpuCount: 3 },
+    );
     assert.deepEqual(config, {
       workerThreadCount: 4,
       maxRequestBytes: 52428800,
       bodyIdleTimeoutSeconds: 5,
       bodyMinBytesPerSecond: 1024,
       requestTimeoutSeconds: 600,
+      searchThreadCount: 3,
+      searchTimeoutMs: 500,
+      searchMaxPrefixTerms: 256,
+      searchQueueSize: 64,
     });
+    assert.throws(
+      () => resolveGlobalConfig({ 'search.timeout-ms': '0' }),
+      /global.cfg: search.timeout-ms must be a whole number from 1/,
+    );
+    assert.equal(resolveGlobalConfig({ 'search.thread-count': '0' }).searchThreadCount, 0);
     assert.throws(
       () => resolveGlobalConfig({ 'server.request-timeout-seconds': '0' }),
       /global.cfg: server.request-timeout-seconds/,

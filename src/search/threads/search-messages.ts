@@ -1,0 +1,82 @@
+import type { CollectionConfig } from '../../collection/config/collection-config.js';
+import type { SharedGeneration } from '../../index/generation/generation-reader.js';
+import type { SchemaOptions } from '../../index/schema.js';
+import type { SearchResponse } from '../result-packet.js';
+import type { SearchParams } from '../run-search.js';
+
+/**
+ * The messages between the event loop and a search thread. Index bytes travel as
+ * `SharedArrayBuffer`s (a handle, never a copy); what a thread has seen once (a generation's
+ * shared files, a collection's settings) is sent once and named by id afterwards.
+ */
+
+/** The parts of a collection's settings a query reads, as they cross to a thread. */
+export interface ThreadSettings {
+  /** Unique per parsed settings object: a config change makes a new one. */
+  readonly id: number;
+  readonly config: CollectionConfig;
+  /** `gscopes.cfg` as written back (its compiled patterns cannot cross threads), null when absent. */
+  readonly gscopesText: string | null;
+}
+
+/** One generation of a member's point in time. */
+export interface ThreadGeneration {
+  /** {@link SharedGeneration.id}; its files are in the task's `generations` when new to the thread. */
+  readonly id: number;
+  readonly killedFile: string | null;
+  /** Shared memory (see KilledBits); null when nothing is killed. */
+  readonly killed: Uint8Array | null;
+}
+
+export interface ThreadMember {
+  readonly name: string;
+  readonly settingsId: number;
+  readonly generations: readonly ThreadGeneration[];
+}
+
+/** Event loop → thread: run one search. */
+export interface SearchTaskMessage {
+  readonly type: 'search';
+  readonly taskId: number;
+  readonly params: SearchParams;
+  readonly collection: string;
+  readonly isMeta: boolean;
+  readonly settingsId: number;
+  readonly members: readonly ThreadMember[];
+  readonly schema: SchemaOptions;
+  /** Epoch milliseconds (`performance.timeOrigin + performance.now()`). */
+  readonly deadline: number;
+  readonly maxPrefixTerms: number;
+  /** Settings the thread has not seen yet. */
+  readonly settings: readonly ThreadSettings[];
+  /** Generations the thread has not seen yet. */
+  readonly generations: readonly SharedGeneration[];
+}
+
+/** Event loop → thread: these shared generations closed; drop them. */
+export interface ForgetMessage {
+  readonly type: 'forget';
+  readonly ids: readonly number[];
+}
+
+export type ToThreadMessage = SearchTaskMessage | ForgetMessage;
+
+/** Thread → event loop. */
+export type FromThreadMessage =
+  | { readonly type: 'ready' }
+  | { readonly type: 'result'; readonly taskId: number; readonly response: SearchResponse }
+  | {
+      readonly type: 'error';
+      readonly taskId: number;
+      /** A `SearchError` code, or null for a bug (answered 500, logged). */
+      readonly code: string | null;
+      readonly message: string;
+      readonly stack?: string;
+    };
+
+/** What a search thread is started with. */
+export interface SearchThreadData {
+  /** Signs click-tracking URLs as the service does (`redirect-secret`). */
+  readonly secret: Uint8Array;
+  readonly name: string;
+}

@@ -1,0 +1,51 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { SearchError } from '../../errors.js';
+import { nameThisThread } from '../../index/thread-name.js';
+import { WorkBudget } from '../../query/work-budget.js';
+import { clickTrackingUrl } from '../click-tracking-url.js';
+import { runSearch } from '../run-search.js';
+import type { FromThreadMessage, SearchThreadData, ToThreadMessage } from './search-messages.js';
+import { ThreadCatalog } from './thread-catalog.js';
+
+/**
+ * A search thread (see SearchThreadPool): runs one query at a time over the event loop's
+ * shared index memory and answers its result packet. Settings, readers and schemas stay
+ * between queries (see ThreadCatalog).
+ */
+const data = workerData as SearchThreadData;
+nameThisThread(data.name);
+const catalog = new ThreadCatalog();
+const port = parentPort!;
+
+function post(message: FromThreadMessage): void {
+  port.postMessage(message);
+}
+
+port.on('message', (message: ToThreadMessage) => {
+  if (message.type === 'forget') {
+    catalog.forget(message.ids);
+    return;
+  }
+  try {
+    const view = catalog.viewOf(message);
+    const budget = new WorkBudget(message.deadline, message.maxPrefixTerms);
+    const response = runSearch(
+      view,
+      message.params,
+      (collection, url, rank, query) => clickTrackingUrl(data.secret, collection, url, rank, query),
+      undefined,
+      budget,
+    );
+    post({ type: 'result', taskId: message.taskId, response });
+  } catch (error) {
+    const e = error as Error;
+    post({
+      type: 'error',
+      taskId: message.taskId,
+      code: error instanceof SearchError ? error.code : null,
+      message: e?.message ?? String(error),
+      ...(e?.stack !== undefined ? { stack: e.stack } : {}),
+    });
+  }
+});
+post({ type: 'ready' });

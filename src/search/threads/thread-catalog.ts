@@ -1,0 +1,109 @@
+import type { CollectionSettings } from '../../collection/collection-settings.js';
+import { parseGscopes } from '../../collection/config/gscopes.js';
+import { GenerationReader, type SharedGeneration } from '../../index/generation/generation-reader.js';
+import { KilledBits } from '../../index/generation/killed-bits.js';
+import { LiveGeneration } from '../../index/generation/live-generation.js';
+import { Schema, type SchemaOptions } from '../../index/schema.js';
+import type { SearchMember, SearchView } from '../run-search.js';
+import type { SearchTaskMessage, ThreadGeneration, ThreadSettings } from './search-messages.js';
+
+/** Distinct schemas kept resolved per thread (one per analysis in use). */
+const SCHEMA_CACHE_ENTRIES = 64;
+
+/**
+ * What a search thread keeps between queries: readers of the generations it was shown (over
+ * the shared memory of the event loop's readers), settings by id, resolved schemas. It turns
+ * a {@link SearchTaskMessage} into the {@link SearchView} `runSearch` reads, the same view
+ * the event loop would have built, over the same manifest.
+ */
+export class ThreadCatalog {
+  private readonly readers = new Map<number, { reader: GenerationReader; live: LiveGeneration | null }>();
+  private readonly settings = new Map<number, CollectionSettings>();
+  private readonly schemas = new Map<string, Schema>();
+
+  /** Learns what the task brings new, then builds its view. */
+  viewOf(task: SearchTaskMessage): SearchView {
+    for (const shared of task.generations) this.addGeneration(shared);
+    for (const settings of task.settings) this.addSettings(settings);
+    const members: SearchMember[] = task.members.map((member) => {
+      const generations = member.generations.map((g) => this.liveGeneration(g));
+      return {
+        name: member.name,
+        settings: this.settingsOf(member.settingsId),
+        searcher: {
+          generations,
+          stored: (generationIndex, docId) => {
+            const generation = generations[generationIndex];
+            if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
+            return generation.reader.stored(docId);
+          },
+        },
+      };
+    });
+    return {
+      collection: task.collection,
+      isMeta: task.isMeta,
+      settings: this.settingsOf(task.settingsId),
+      members,
+      schema: this.schemaFor(task.schema),
+    };
+  }
+
+  /** Closes the readers of generations the event loop closed. */
+  forget(ids: readonly number[]): void {
+    for (const id of ids) {
+      this.readers.get(id)?.reader.close();
+      this.readers.delete(id);
+    }
+  }
+
+  /** Generations with an open reader in this thread (tests). */
+  get openGenerations(): number[] {
+    return [...this.readers.keys()];
+  }
+
+  private addGeneration(shared: SharedGeneration): void {
+    if (this.readers.has(shared.id)) return;
+    this.readers.set(shared.id, { reader: GenerationReader.openShared(shared), live: null });
+  }
+
+  private liveGeneration(ref: ThreadGeneration): LiveGeneration {
+    const entry = this.readers.get(ref.id);
+    if (entry === undefined) throw new Error(`search thread: generation ${ref.id} was never shared with it`);
+    // One LiveGeneration per killed file, kept while the manifests use it (its bits are counted once).
+    if (entry.live === null || entry.live.killedFileName !== ref.killedFile) {
+      const killed = ref.killed === null ? null : new KilledBits(entry.reader.maxDoc, ref.killed);
+      entry.live = new LiveGeneration(entry.reader, killed, ref.killedFile);
+    }
+    return entry.live;
+  }
+
+  private addSettings(settings: ThreadSettings): void {
+    if (this.settings.has(settings.id)) return;
+    this.settings.set(settings.id, {
+      config: settings.config,
+      gscopes: settings.gscopesText === null ? undefined : parseGscopes(settings.gscopesText),
+      // The indexing side's mappings: queries never read them, and they stay on the event loop.
+      metamap: { classes: new Map() },
+      xml: undefined,
+      qie: undefined,
+    });
+  }
+
+  private settingsOf(id: number): CollectionSettings {
+    const settings = this.settings.get(id);
+    if (settings === undefined) throw new Error(`search thread: settings ${id} were never sent to it`);
+    return settings;
+  }
+
+  private schemaFor(options: SchemaOptions): Schema {
+    const key = JSON.stringify(options);
+    let schema = this.schemas.get(key);
+    if (schema === undefined) {
+      if (this.schemas.size >= SCHEMA_CACHE_ENTRIES) this.schemas.clear();
+      schema = new Schema(options);
+      this.schemas.set(key, schema);
+    }
+    return schema;
+  }
+}

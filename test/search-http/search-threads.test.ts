@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { SearchResponse } from '../../src/search/search-service.js';
+import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
+import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
+import { pushAndCommit, type TestDocument } from './helpers.js';
+
+/**
+ * Queries on search threads (issue #19): budgets, load shedding, crashes, and point-in-time
+ * views while commits and merges publish new manifests. Bounds on time are generous (a loaded
+ * 2-core machine): what they check is that nothing waits for a busy thread.
+ */
+
+/** Random words `a?xxxxx`: each two-letter prefix `a?` expands to thousands of terms. */
+function randomVocabulary(documents: number, wordsPerDocument: number): TestDocument[] {
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const letter = () => String.fromCharCode(97 + Math.floor(random() * 26));
+  return Array.from({ length: documents }, (_, d) => ({
+    key: `http://example.com/random/${d}`,
+    body: Array.from(
+      { length: wordsPerDocument },
+      () => 'a' + letter() + letter() + letter() + letter() + letter(),
+    ).join(' '),
+  }));
+}
+
+/** 26 two-letter prefixes: `aa* ab* ... az*`. */
+const PATHOLOGICAL = Array.from({ length: 26 }, (_, i) => `a${String.fromCharCode(97 + i)}*`).join(' ');
+
+function search(app: FastifyInstance, query: string, extra: Record<string, string> = {}) {
+  return app.inject({
+    method: 'GET',
+    url: `/s/search.json?${new URLSearchParams({ collection: 'c', query, ...extra }).toString()}`,
+  });
+}
+
+/** Resolves with the next pool event of a type. */
+function nextEvent(
+  events: SearchPoolEvent[],
+  listeners: ((e: SearchPoolEvent) => void)[],
+  type: SearchPoolEvent['type'],
+) {
+  return new Promise<SearchPoolEvent>((resolve) => {
+    const listener = (event: SearchPoolEvent) => {
+      if (event.type !== type) return;
+      listeners.splice(listeners.indexOf(listener), 1);
+      resolve(event);
+    };
+    listeners.push(listener);
+  });
+}
+
+/** An app with one collection `c` of random vocabulary, and its pool's events. */
+async function pathologicalApp(global: string[], threads = 2) {
+  const events: SearchPoolEvent[] = [];
+  const listeners: ((e: SearchPoolEvent) => void)[] = [];
+  const t = await testApp(['c'], {
+    global,
+    searchThreads: threads,
+    onSearchPoolEvent: (event) => {
+      events.push(event);
+      for (const listener of [...listeners]) listener(event);
+    },
+  });
+  await pushAndCommit(t.app, 'c', randomVocabulary(20, 4000));
+  return { t, events, next: (type: SearchPoolEvent['type']) => nextEvent(events, listeners, type) };
+}
+
+describe('search threads: budgets', () => {
+  let t: TestApp;
+  before(async () => {
+    ({ t } = await pathologicalApp(['search.timeout-ms=50', 'search.max-prefix-terms=64']));
+  });
+  after(() => t.close());
+
+  it('a pathological query answers what it found within its budget, flagged timedOut', async () => {
+    // The first query starts a thread; its start-up is not the query's time.
+    assert.equal((await search(t.app, 'warm up')).statusCode, 200);
+    const started = performance.now();
+    const response = await search(t.app, PATHOLOGICAL);
+    const elapsed = performance.now() - started;
+    assert.equal(response.statusCode, 200, response.body);
+    const summary = response.json<SearchResponse>().response.resultPacket.resultsSummary;
+    assert.equal(summary.timedOut, true, 'tens of thousands of expansions do not fit in 50 ms');
+    assert.equal(summary.totalMatchingExact, false);
+    // The budget is 50 ms; the bound is generous (a loaded machine), far below the seconds the query needs.
+    assert.ok(elapsed < 50 + 1500, `answered after ${Math.round(elapsed)} ms`);
+  });
+});
+
+describe('search threads: load shedding, crashes, isolation', () => {
+  let app: Awaited<ReturnType<typeof pathologicalApp>>;
+  before(async () => {
+    // One thread, no queue: a second query while one runs is refused.
+    app = await pathologicalApp(['search.timeout-ms=60000', 'search.queue-size=0'], 1);
+  });
+  after(() => app.t.close());
+
+  it('answers 503 SEARCH_OVERLOADED with Retry-After when every thread is busy and the queue is full, /health meanwhile', async () => {
+    const dispatched = app.next('dispatched');
+    const slow = search(app.t.app, PATHOLOGICAL);
+    await dispatched;
+    const refused = await search(app.t.app, 'anything');
+    assert.equal(refused.statusCode, 503, refused.body);
+    assert.equal(refused.json<{ error: string }>().error, 'SEARCH_OVERLOADED');
+    assert.equal(refused.headers['retry-after'], '1');
+    const started = performance.now();
+    const health = await app.t.app.inject({ method: 'GET', url: '/health' });
+    assert.equal(health.statusCode, 200);
+    assert.equal(app.t.searchService.threads?.stats().busyThreads, 1, 'the query still runs');
+    assert.ok(performance.now() - started < 1000, '/health does not wait for the query');
+    const metrics = await app.t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /^pushsearch_search_rejected_total 1$/m);
+    assert.match(metrics.body, /^pushsearch_search_threads_busy 1$/m);
+    assert.equal((await slow).statusCode, 200);
+  });
+
+  it('a thread killed mid-query answers that query 503 SEARCH_THREAD_FAILED; the next query is answered', async () => {
+    const dispatched = app.next('dispatched');
+    const doomed = search(app.t.app, PATHOLOGICAL);
+    const event = await dispatched;
+    assert.ok(event.type === 'dispatched');
+    assert.equal(await app.t.searchService.threads!.terminateThreadOf(event.taskId), true);
+    const answer = await doomed;
+    assert.equal(answer.statusCode, 503, answer.body);
+    assert.equal(answer.json<{ error: string }>().error, 'SEARCH_THREAD_FAILED');
+    assert.match(answer.json<{ message: string }>().message, /stopped/);
+    const next = await search(app.t.app, 'aardvark');
+    assert.equal(next.statusCode, 200, next.body);
+    assert.equal(app.t.searchService.threads?.stats().TotThreadFailures, 1);
+  });
+
+  it('flags a prefix that met search.max-prefix-terms', async () => {
+    // One prefix: the expansion is capped at 256 of its terms (thousands exist).
+    const response = await search(app.t.app, 'ab*');
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(
+      response.json<SearchResponse>().response.resultPacket.resultsSummary.prefixTermsCapped,
+      true,
+    );
+    const plain = await search(app.t.app, 'nothing');
+    const summary = plain.json<SearchResponse>().response.resultPacket.resultsSummary;
+    assert.deepEqual([summary.prefixTermsCapped, summary.timedOut], [false, false]);
+  });
+
+  it('names its threads ps-search for the operating system', { skip: process.platform !== 'linux' }, () => {
+    const names = readdirSync('/proc/self/task').map((tid) => {
+      try {
+        return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    });
+    assert.ok(names.includes('ps-search'), names.join(', '));
+  });
+});
+
+describe('search threads: point-in-time views while commits and merges publish', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp(['c'], { searchThreads: 2 });
+  });
+  after(() => t.close());
+
+  it('every answer shows exactly one release of every document while releases are committed and merged', async () => {
+    const KEYS = 12;
+    const release = async (n: number) => {
+      for (let k = 0; k < KEYS; k++) {
+        const response = await t.app.inject({
+          method: 'PUT',
+          url: route('v2', 'c', `/documents?key=${encodeURIComponent(`http://example.com/doc/${k}`)}`),
+          headers: { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
+          payload: `common release${n} document${k}`,
+        });
+        assert.equal(response.statusCode, 200, response.body);
+      }
+      const committed = await t.app.inject({
+        method: 'POST',
+        url: route('v2', 'c', '/commit'),
+        headers: { authorization: ADMIN_AUTH },
+      });
+      assert.equal(committed.statusCode, 200, committed.body);
+    };
+    await release(0);
+    let releasing = true;
+    const writer = (async () => {
+      try {
+        for (let n = 1; n <= 12; n++) {
+          await release(n);
+          if (n % 4 === 0) {
+            const merged = await t.app.inject({
+              method: 'POST',
+              url: route('v2', 'c', '/vacuum?vacuum-type=MERGE'),
+              headers: { authorization: ADMIN_AUTH },
+            });
+            assert.equal(merged.statusCode, 200, merged.body);
+          }
+        }
+      } finally {
+        releasing = false;
+      }
+    })();
+    let answers = 0;
+    const reader = async () => {
+      while (releasing) {
+        const response = await search(t.app, 'common', { num_ranks: '50' });
+        assert.equal(response.statusCode, 200, response.body);
+        const packet = response.json<SearchResponse>().response.resultPacket;
+        const releases = new Set(packet.results.map((r) => /release(\d+)/.exec(r.summary)?.[1]));
+        assert.equal(packet.results.length, KEYS, 'every document once');
+        assert.equal(releases.size, 1, `one manifest per answer, saw releases ${[...releases].join(', ')}`);
+        answers++;
+      }
+    };
+    await Promise.all([writer, reader(), reader(), reader(), reader()]);
+    assert.ok(answers >= 4, `${answers} answers`);
+    const stats = t.searchService.threads!.stats();
+    assert.equal(stats.threads, 2, 'both threads served');
+    assert.equal(stats.TotThreadFailures, 0);
+  });
+});
