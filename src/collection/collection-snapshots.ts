@@ -76,13 +76,17 @@ export class CollectionSnapshots {
     rmSync(folder, { recursive: true, force: true });
   }
 
-  /** Replaces live/ by the snapshot's files; the caller makes sure the collection is stopped. */
-  async restore(name: string): Promise<void> {
+  /**
+   * Replaces live/ by the snapshot's files; the caller makes sure the collection is stopped.
+   * Resolves with the restored manifest's number.
+   */
+  async restore(name: string): Promise<number> {
     const folder = this.home.snapshotFolder(this.collection, name);
     if (!existsSync(folder)) throw this.notFound(name);
     const live = this.home.liveFolder(this.collection);
     mkdirSync(live, { recursive: true });
     await SearchIndex.restore(new FsDirectory(folder), new FsDirectory(live));
+    return readManifest(new FsDirectory(live))?.number ?? 0;
   }
 
   private describe(name: string): SnapshotListing | undefined {

@@ -665,7 +665,10 @@ export class PushCollection {
           `collection ${this.name} is ${this.currentState}: stop it first (POST state/stop)`,
         );
       }
-      await this.snapshots.restore(name);
+      const manifest = await this.snapshots.restore(name);
+      // The journal's records since the snapshot belong to the replaced index: the next start
+      // releases them instead of replaying them.
+      this.marker.writeRestored(manifest);
       this.currentState = 'STOPPED';
     });
   }
