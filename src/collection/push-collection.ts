@@ -346,13 +346,15 @@ export class PushCollection {
     try {
       switch (change.op) {
         case 'put':
-          runtime.index.put(this.documentFor(runtime, change));
+          runtime.index.put(this.documentFor(runtime, change), { reindex: origin !== 'replay' });
           break;
         case 'delete':
           runtime.index.delete(change.key);
           break;
         case 'redirect':
-          runtime.index.put(mapRedirect(change.key, change.target, formatReceivedTime(new Date())));
+          runtime.index.put(mapRedirect(change.key, change.target, formatReceivedTime(new Date())), {
+            reindex: origin !== 'replay',
+          });
           break;
       }
     } catch (error) {

@@ -192,13 +192,17 @@ export class SearchIndex {
     return index;
   }
 
-  /** Stages a document (added, or replacing the one with the same key at commit). */
-  put(doc: DocumentInput): void {
+  /**
+   * Stages a document (added, or replacing the one with the same key at commit). `reindex`:
+   * the same document indexed again (RE_INDEX, new ranking evidence), which
+   * `TotDocumentsPut` does not count: it counts documents that arrived.
+   */
+  put(doc: DocumentInput, options: { reindex?: boolean } = {}): void {
     this.ensureOpen();
     this.stager.put(doc);
     if (this.options.keepStagedDocuments === true)
       this.stagedLayers.at(-1)!.set(doc.key, { ...doc.stored, [KEY_FIELD]: doc.key });
-    this.counters.TotDocumentsPut++;
+    if (options.reindex !== true) this.counters.TotDocumentsPut++;
   }
 
   /** Stages the removal of a key (no error when absent). */

@@ -80,6 +80,17 @@ const RERANK_EXTRA = 50;
 /** Plain words up to this many rank in strict tiers (all words first); longer natural-language queries rank by BM25F alone. */
 const STRICT_TIER_MAX_WORDS = 5;
 const TIER_BOOST = 1000;
+
+/**
+ * The score a client sees: the ranking score without the tier offsets (`coordBoost` per
+ * matched word), so that it reads as relevance (4.37, not 2004.37). The offset is a whole
+ * multiple of the boost, and the rest (BM25F of at most {@link STRICT_TIER_MAX_WORDS} words,
+ * each below idf × (k1 + 1) ≈ 31 even for a billion documents, plus the evidence) stays far
+ * below 1000, so the remainder is exactly that rest. Order and tiers are unchanged.
+ */
+function clientScore(score: number, coordBoost: number): number {
+  return coordBoost > 0 ? score - coordBoost * Math.floor(score / coordBoost) : score;
+}
 /** Fewer matches than this, and "did you mean" looks for a better spelling. */
 const SPELL_BELOW_MATCHES = 3;
 
@@ -232,7 +243,7 @@ export function runSearch(
     const rank = start + i;
     return {
       rank,
-      score: Math.round(hit.score * 1000) / 1000,
+      score: Math.round(clientScore(hit.score, plan.coordBoost) * 1000) / 1000,
       title: (record[STORED.title] as string | undefined) || key,
       liveUrl: key,
       displayUrl: key.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''),
@@ -291,7 +302,7 @@ export function runSearch(
       numRanks: params.numRanks,
       fmo: params.fmo,
       gscope1: params.gscope ?? null,
-      searchedFor: parsed.words.join(' '),
+      searchedFor: parsed.searched.join(' '),
     },
     response: {
       resultPacket: {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testApp, type TestApp } from '../http/helpers.js';
+import { ADMIN_AUTH, testApp, type TestApp } from '../http/helpers.js';
 import { pushAndCommit, searchJson } from './helpers.js';
 
 /** What a new user meets when loading and searching (issue #23): defaults that just work. */
@@ -62,5 +62,49 @@ describe('loading and searching with the defaults', () => {
     assert.ok((await count('routing')) >= 1);
     assert.equal(await count('dns*'), await count('dns'));
     assert.equal(await count('dns'), 1);
+  });
+});
+
+describe('scores, searchedFor and counters', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await testApp(['docs']);
+    await pushAndCommit(app.app, 'docs', [
+      { key: 'https://example.com/a', body: 'transmission control protocol over networks' },
+      { key: 'https://example.com/b', body: 'transmission of data' },
+    ]);
+  });
+  after(() => app.close());
+
+  it('shows scores without the tier offsets, in the same order', async () => {
+    const answer = await searchJson(app.app, { collection: 'docs', query: 'transmission control' });
+    const results = answer.response.resultPacket.results;
+    assert.deepEqual(
+      results.map((r) => r.liveUrl),
+      ['https://example.com/a', 'https://example.com/b'],
+    );
+    for (const result of results) assert.ok(result.score > 0 && result.score < 100, `score ${result.score}`);
+  });
+
+  it('fills searchedFor for phrases and prefixes too', async () => {
+    const searched = async (query: string) =>
+      (await searchJson(app.app, { collection: 'docs', query })).question.searchedFor;
+    assert.equal(await searched('"transmission control"'), '"transmission control"');
+    assert.equal(await searched('transm*'), 'transm*');
+    assert.equal(await searched('transmission -data'), 'transmission');
+  });
+
+  it('does not count RE_INDEX re-puts in TotDocumentsPut', async () => {
+    const put = () => app.manager.collection('docs').stateView().stats!.TotDocumentsPut;
+    const before = put();
+    assert.equal(before, 2);
+    const vacuum = await app.app.inject({
+      method: 'POST',
+      url: '/push-api/v1/collections/docs/vacuum?vacuum-type=RE_INDEX&wait=true',
+      headers: { authorization: ADMIN_AUTH },
+    });
+    assert.equal(vacuum.statusCode, 200, vacuum.body);
+    assert.equal(put(), before);
   });
 });

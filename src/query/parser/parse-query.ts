@@ -80,6 +80,11 @@ export interface ParsedQuery {
    * by the analyzer), in order: what "did you mean" may correct and substitute back.
    */
   words: string[];
+  /**
+   * Every positive unit as typed (words, `"phrases"`, `prefixes*`, `class:` scopes; no
+   * leading operator), in order: the result packet's `searchedFor`.
+   */
+  searched: string[];
   /** What was ignored or changed, in plain words (for logs and the results page). */
   warnings: string[];
 }
@@ -129,6 +134,7 @@ class QueryParser {
   private readonly terms: QueryTerm[] = [];
   private readonly termKeys = new Set<string>();
   private readonly words: string[] = [];
+  private readonly searched: string[] = [];
   private readonly ignored: string[] = [];
   private leaves = 0;
   private tokens: QueryToken[] = [];
@@ -186,7 +192,13 @@ class QueryParser {
       const more = this.ignored.length > 10 ? ` and ${this.ignored.length - 10} more` : '';
       this.warn(`only the first ${MAX_CLAUSES} words and phrases are searched; ignored: ${shown}${more}`);
     }
-    return { tree: this.assemble(slots), terms: this.terms, words: this.words, warnings: this.warnings };
+    return {
+      tree: this.assemble(slots),
+      terms: this.terms,
+      words: this.words,
+      searched: this.searched,
+      warnings: this.warnings,
+    };
   }
 
   private assemble(slots: Record<Slot, Query[]>): Query | null {
@@ -259,6 +271,7 @@ class QueryParser {
         }
       }
       if (unit.word !== undefined) this.words.push(unit.word);
+      this.searched.push(unit.raw.replace(LEADING_OPERATORS, ''));
     }
     return unit.query;
   }
