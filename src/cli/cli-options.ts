@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { PushClient } from '../client/push-client.js';
+import { askHidden } from './ask-hidden.js';
 import { UsageError } from './exit-codes.js';
 
 /** Every option any command takes (each command reads the ones its help lists). */
@@ -13,7 +14,10 @@ const OPTIONS = {
   url: { type: 'string' },
   user: { type: 'string' },
   password: { type: 'string' },
+  token: { type: 'string' },
   basic: { type: 'boolean' },
+  version: { type: 'boolean' },
+  'expires-days': { type: 'string' },
   'content-type': { type: 'string' },
   metadata: { type: 'string', short: 'm', multiple: true },
   filters: { type: 'string' },
@@ -45,15 +49,59 @@ function parse(argv: readonly string[]) {
   return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
 }
 
-/** Parses `argv`; unknown options and missing values are {@link UsageError}s. */
-export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliArgs {
+/** An option name of the command line. */
+export type OptionName = keyof typeof OPTIONS;
+
+/** Options every server command takes (connection and output). */
+export const CONNECTION_OPTIONS: readonly OptionName[] = [
+  'url',
+  'user',
+  'password',
+  'token',
+  'basic',
+  'json',
+  'help',
+];
+
+/**
+ * Parses `argv`; unknown options and missing values are {@link UsageError}s that say so in
+ * our words (not the parser's), naming the options the command takes when `allowed` gives them.
+ */
+export function parseCli(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  allowed?: (command: string | undefined) => readonly OptionName[] | undefined,
+): CliArgs {
+  let parsed: ReturnType<typeof parse>;
+  const command = argv.find((a) => !a.startsWith('-'));
+  const takes = allowed?.(command);
+  const list = (names: readonly string[]): string => names.map((n) => `--${n}`).join(', ');
+  const where = command === undefined ? 'pushsearch' : `pushsearch ${command}`;
   try {
-    const { values, positionals } = parse(argv);
-    return { values, positionals, env };
+    parsed = parse(argv);
   } catch (error) {
+    const code = (error as { code?: string }).code;
+    const option = /'(-[^'\s]*)/.exec((error as Error).message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new UsageError(
+        `${where} has no option ${option}${takes === undefined ? '' : `; it takes ${list(takes)}`}`,
+      );
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(`${option} needs a value: ${option} VALUE (or ${option}=VALUE)`);
     throw new UsageError((error as Error).message);
   }
+  if (takes !== undefined) {
+    for (const name of Object.keys(parsed.values) as OptionName[]) {
+      if (name !== 'help' && name !== 'version' && !takes.includes(name))
+        throw new UsageError(`${where} does not take --${name}; it takes ${list(takes)}`);
+    }
+  }
+  return { values: parsed.values, positionals: parsed.positionals, env };
 }
+
+/** The server the client commands talk to when neither --url nor PUSHSEARCH_URL says: the server's own default. */
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 /** The server URL when one is given (`--url`, else `PUSHSEARCH_URL`). */
 export function serverUrl(args: CliArgs): string | undefined {
@@ -61,26 +109,35 @@ export function serverUrl(args: CliArgs): string | undefined {
   return url === undefined || url === '' ? undefined : url;
 }
 
-/** A client from `--url --user --password` (or `PUSHSEARCH_URL`, `PUSHSEARCH_USER`, `PUSHSEARCH_PASSWORD`). */
-export function clientFrom(args: CliArgs): PushClient {
+/**
+ * A client from `--url --user --password` (or `PUSHSEARCH_URL`, `PUSHSEARCH_USER`,
+ * `PUSHSEARCH_PASSWORD`), or `--token` / `PUSHSEARCH_TOKEN` (an API token). Without a password
+ * it is asked for when the command runs in a terminal.
+ */
+export function clientFrom(args: CliArgs): Promise<PushClient> {
   return makeClient(args, {});
 }
 
 /** {@link clientFrom} with further client options. */
-export function makeClient(
+export async function makeClient(
   args: CliArgs,
   options: Partial<ConstructorParameters<typeof PushClient>[0]>,
-): PushClient {
-  const url = serverUrl(args);
-  if (url === undefined) throw new UsageError('no server: give --url http://host:port or set PUSHSEARCH_URL');
+): Promise<PushClient> {
+  const url = serverUrl(args) ?? DEFAULT_URL;
+  const apiToken = args.values.token ?? args.env.PUSHSEARCH_TOKEN;
   const user = args.values.user ?? args.env.PUSHSEARCH_USER ?? 'admin';
-  const password = args.values.password ?? args.env.PUSHSEARCH_PASSWORD;
-  if (password === undefined) throw new UsageError('no password: give --password or set PUSHSEARCH_PASSWORD');
+  let password = args.values.password ?? args.env.PUSHSEARCH_PASSWORD;
+  if (apiToken === undefined && password === undefined) {
+    if (process.stdin.isTTY !== true || process.stderr.isTTY !== true)
+      throw new UsageError(
+        'no password: give --password, set PUSHSEARCH_PASSWORD, or --token for an API token',
+      );
+    password = await askHidden(`password of ${user} at ${url}: `);
+  }
   try {
     return new PushClient({
       url,
-      user,
-      password,
+      ...(apiToken === undefined ? { user, password } : { apiToken }),
       auth: args.values.basic === true ? 'basic' : 'token',
       ...options,
     });

@@ -1,5 +1,5 @@
 import { SearchError } from '../errors.js';
-import { clientFrom, noMore, printJson, required, serverUrl } from './cli-options.js';
+import { clientFrom, CONNECTION_OPTIONS, noMore, printJson, required, serverUrl } from './cli-options.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { printTable, type Command } from './remote-commands.js';
 
@@ -8,6 +8,7 @@ import { printTable, type Command } from './remote-commands.js';
  * (`--url` or `PUSHSEARCH_URL`), else offline on the installation folder (server stopped).
  */
 export const collectionCommand: Command = {
+  options: [...CONNECTION_OPTIONS, 'meta', 'home'],
   usage: `Usage: pushsearch collection create NAME [--meta MEMBER,MEMBER...]
        pushsearch collection list
        pushsearch collection delete NAME
@@ -29,7 +30,7 @@ every server command; needs sec.administer); otherwise offline on --home DIR [SE
     const json = args.values.json === true;
 
     if (serverUrl(args) !== undefined) {
-      const client = clientFrom(args);
+      const client = await clientFrom(args);
       try {
         if (action === 'list') {
           const collections = await client.listCollections();

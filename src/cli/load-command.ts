@@ -1,6 +1,14 @@
 import { PushApiError } from '../client/push-api-error.js';
 import type { CommitResponse } from '../client/types.js';
-import { intOption, makeClient, noMore, printJson, required, type CliArgs } from './cli-options.js';
+import {
+  CONNECTION_OPTIONS,
+  intOption,
+  makeClient,
+  noMore,
+  printJson,
+  required,
+  type CliArgs,
+} from './cli-options.js';
 import { describeError, EXIT } from './exit-codes.js';
 import { openSource, type LoadItem } from './load-source.js';
 import { ProgressLine, type LoadCounters } from './progress-line.js';
@@ -25,6 +33,7 @@ export interface LoadSummary extends LoadCounters {
  * stored should become searchable). Exit 0, or 7 when some documents failed.
  */
 export const loadCommand: Command = {
+  options: [...CONNECTION_OPTIONS, 'concurrency', 'limit', 'key-prefix', 'no-commit', 'retries'],
   usage: `Usage: pushsearch load COLLECTION SOURCE [options]
 Pushes a folder of files, or a JSON-lines file (.jsonl or .jsonl.br, one object a line:
 "key", "text" or "content", optional "title", "contentType", "metadata"), then commits.
@@ -45,7 +54,11 @@ Exit 7 when some documents could not be stored (the first ${MAX_FAILURES_SHOWN} 
     const source = openSource(path, { keyPrefix: args.values['key-prefix'], contentTypes: CONTENT_TYPES });
 
     const counters: LoadCounters = { docs: 0, failed: 0, bytes: 0, retries: 0 };
-    const client = makeClient(args, { retries, maxSockets: concurrency, onRetry: () => counters.retries++ });
+    const client = await makeClient(args, {
+      retries,
+      maxSockets: concurrency,
+      onRetry: () => counters.retries++,
+    });
     const progress = new ProgressLine(counters, source.progress);
     const timer = setInterval(() => progress.tick(), 200);
     let taken = 0;

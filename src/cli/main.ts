@@ -5,12 +5,13 @@
  * server through the client library (`src/client/`). `pushsearch COMMAND --help` explains a
  * command; exit codes are those of `exit-codes.ts` (documented in the help below).
  */
-import { parseCli, type CliArgs } from './cli-options.js';
+import { readFileSync } from 'node:fs';
+import { parseCli, type CliArgs, type OptionName } from './cli-options.js';
 import { collectionCommand } from './collection-command.js';
 import { describeError, exitCodeFor, EXIT, UsageError } from './exit-codes.js';
 import { loadCommand } from './load-command.js';
 import { CONNECTION_HELP, REMOTE_COMMANDS, type Command } from './remote-commands.js';
-import { SERVE_USAGE } from './serve-usage.js';
+import { SERVE_OPTIONS, SERVE_USAGE } from './serve-usage.js';
 
 const USAGE = `Usage: pushsearch serve [--home DIR] [--port N] [--host ADDR]
        pushsearch COMMAND [arguments] [options]
@@ -18,7 +19,8 @@ const USAGE = `Usage: pushsearch serve [--home DIR] [--port N] [--host ADDR]
 Commands:
   serve                              run the HTTP server
   collection create|list|delete      manage collections (offline, or --url for the admin API)
-  user add|passwd NAME               manage users (admin API)
+  user list|show|add|passwd|delete   manage users (admin API)
+  token create|list|revoke USER      API tokens for programs (admin API)
   put COLLECTION KEY [FILE]          add or replace a document
   get COLLECTION KEY                 print a document as pushed
   delete COLLECTION KEY              delete a document
@@ -33,6 +35,7 @@ Commands:
 
 ${CONNECTION_HELP}
 
+\`pushsearch --version\` prints the version.
 Exit codes: 0 ok; 1 error (the server refused or failed); 2 wrong command line; 3 not found;
 4 not authenticated or not allowed; 5 conflict (wrong state, name taken); 6 server
 unreachable or unavailable (503); 7 load finished with failed documents.
@@ -44,6 +47,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   collection: collectionCommand,
   load: loadCommand,
 };
+
+/** The version in package.json (read at run time: the build copies no JSON). */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** The options a command takes; undefined for no or an unknown command (the parser's table then). */
+function optionsOf(command: string | undefined): readonly OptionName[] | undefined {
+  if (command === 'serve') return SERVE_OPTIONS;
+  return command === undefined ? undefined : COMMANDS[command]?.options;
+}
 
 /** The help of one command (with the server options for server commands). */
 function helpOf(command: string | undefined): string {
@@ -60,8 +74,12 @@ async function main(
 ): Promise<number | undefined> {
   let args: CliArgs | undefined;
   try {
-    args = parseCli(argv, env);
+    args = parseCli(argv, env, optionsOf);
     const command = args.positionals[0];
+    if (args.values.version === true) {
+      process.stdout.write(`pushsearch ${VERSION}\n`);
+      return EXIT.OK;
+    }
     if (args.values.help === true) {
       process.stdout.write(helpOf(command));
       return EXIT.OK;

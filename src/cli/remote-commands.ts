@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { SearchError } from '../errors.js';
 import type { PushClient } from '../client/push-client.js';
 import type { SearchResponse, UserInput } from '../client/types.js';
 import { PERMISSIONS } from '../security/permissions.js';
@@ -11,22 +10,28 @@ import {
   noMore,
   printJson,
   required,
+  CONNECTION_OPTIONS,
   type CliArgs,
+  type OptionName,
 } from './cli-options.js';
+import { askHidden } from './ask-hidden.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { plural } from '../plural.js';
 
-/** A subcommand: its help text and what it does (resolves with the exit code). */
+/** A subcommand: its help text, the options it takes, and what it does (resolves with the exit code). */
 export interface Command {
   usage: string;
+  /** Every option it takes (others are refused with a message listing these). */
+  options: readonly OptionName[];
   run(args: CliArgs): Promise<number>;
 }
 
 /** Options every server command takes, for the help texts. */
 export const CONNECTION_HELP = `Server (environment variable in brackets):
-  --url URL         the server, e.g. http://127.0.0.1:8080 [PUSHSEARCH_URL]
+  --url URL         the server [PUSHSEARCH_URL], default http://127.0.0.1:8080
   --user NAME       user name [PUSHSEARCH_USER], default admin
-  --password PW     password [PUSHSEARCH_PASSWORD]
+  --password PW     password [PUSHSEARCH_PASSWORD]; asked for in a terminal when absent
+  --token TOKEN     an API token instead of user and password [PUSHSEARCH_TOKEN]
   --basic           HTTP Basic on every request instead of a login token
   --json            print the server's answer as JSON (for scripts)
   -h, --help        this text`;
@@ -45,7 +50,7 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = {
 
 /** Runs `work` with a client from the command line and closes it afterwards. */
 async function withClient<T>(args: CliArgs, work: (client: PushClient) => Promise<T>): Promise<T> {
-  const client = clientFrom(args);
+  const client = await clientFrom(args);
   try {
     return await work(client);
   } finally {
@@ -61,6 +66,7 @@ function report<T>(args: CliArgs, answer: T, text: (answer: T) => string): numbe
 }
 
 const put: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['content-type', 'metadata', 'filters'] as const)],
   usage: `Usage: pushsearch put COLLECTION KEY [FILE|-] [options]
 Adds or replaces the document at KEY (a URI) with the content of FILE (stdin when - or absent).
   --content-type T      its media type (default: by the file extension, else application/octet-stream)
@@ -89,6 +95,7 @@ Adds or replaces the document at KEY (a URI) with the content of FILE (stdin whe
 };
 
 const get: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['output'] as const)],
   usage: `Usage: pushsearch get COLLECTION KEY [-o FILE] [--json]
 Prints the document as pushed (its content; with --json the whole answer with metadata).
   -o, --output FILE     write the content to FILE instead`,
@@ -109,6 +116,7 @@ Prints the document as pushed (its content; with --json the whole answer with me
 };
 
 const del: Command = {
+  options: [...CONNECTION_OPTIONS, ...([] as const)],
   usage: `Usage: pushsearch delete COLLECTION KEY
 Deletes the document at KEY (gone from searches after the next commit).`,
   async run(args) {
@@ -122,6 +130,7 @@ Deletes the document at KEY (gone from searches after the next commit).`,
 };
 
 const commit: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['no-wait'] as const)],
   usage: `Usage: pushsearch commit COLLECTION [--no-wait]
 Makes staged changes searchable; waits until they are, unless --no-wait.`,
   async run(args) {
@@ -138,6 +147,7 @@ Makes staged changes searchable; waits until they are, unless --no-wait.`,
 };
 
 const vacuum: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['type', 'no-wait'] as const)],
   usage: `Usage: pushsearch vacuum COLLECTION [--type MERGE|RE_INDEX] [--no-wait]
 MERGE (default): all generations into one. RE_INDEX: every document indexed again.`,
   async run(args) {
@@ -157,6 +167,7 @@ MERGE (default): all generations into one. RE_INDEX: every document indexed agai
 };
 
 const snapshot: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['no-stop'] as const)],
   usage: `Usage: pushsearch snapshot create|list|delete|restore COLLECTION [NAME]
   create COLLECTION NAME    snapshot the last commit
   list COLLECTION           the snapshots
@@ -211,6 +222,7 @@ const snapshot: Command = {
 };
 
 const state: Command = {
+  options: [...CONNECTION_OPTIONS, ...([] as const)],
   usage: `Usage: pushsearch state COLLECTION
 The collection's state (STOPPED, RUNNING, ...) and counts; does not start it.`,
   async run(args) {
@@ -232,6 +244,7 @@ The collection's state (STOPPED, RUNNING, ...) and counts; does not start it.`,
 };
 
 const stop: Command = {
+  options: [...CONNECTION_OPTIONS, ...([] as const)],
   usage: `Usage: pushsearch stop COLLECTION
 Stops the collection (staged changes stay durable); the next push request starts it.`,
   async run(args) {
@@ -244,6 +257,7 @@ Stops the collection (staged changes stay durable); the next push request starts
 };
 
 const search: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['num-ranks', 'start-rank'] as const)],
   usage: `Usage: pushsearch search COLLECTION QUERY... [-n N] [--start-rank N] [--json]
 Searches the collection and prints the results as a table (--json: the whole result packet).
   -n, --num-ranks N     results per page (default 10)
@@ -264,6 +278,7 @@ Searches the collection and prints the results as a table (--json: the whole res
 };
 
 const prepareUpgrade: Command = {
+  options: [...CONNECTION_OPTIONS, ...(['status'] as const)],
   usage: `Usage: pushsearch prepare-upgrade [--status]
 Starts the installation-wide upgrade preparation (writes refused until a restart);
 --status only reports IN_PROGRESS or PREPARED (exit 6 when it was not started).`,
@@ -291,42 +306,133 @@ function permissionList(text: string): UserInput['permissions'] {
 }
 
 const user: Command = {
-  usage: `Usage: pushsearch user add NAME --new-password PW [--permissions P,P] [--collections C,C]
-       pushsearch user passwd NAME --new-password PW
+  options: [...CONNECTION_OPTIONS, 'new-password', 'permissions', 'collections'],
+  usage: `Usage: pushsearch user list
+       pushsearch user show NAME
+       pushsearch user add NAME [--new-password PW] [--permissions P,P] [--collections C,C]
+       pushsearch user passwd NAME [--new-password PW]
+       pushsearch user delete NAME
+  list     every user, its permissions, collections and live tokens
   add      creates (or replaces) a user; permissions default sec.continuous.rest,
            collections default * (all)
-  passwd   changes a user's password, keeping its permissions (its tokens are revoked)`,
+  passwd   changes a user's password, keeping its permissions (its login tokens are revoked)
+  delete   deletes a user and its tokens
+Without --new-password the new password is asked for (twice) in a terminal.`,
   async run(args) {
-    const action = required(args, 1, 'add or passwd');
-    const name = required(args, 2, 'NAME');
-    noMore(args, 3);
-    const password = args.values['new-password'];
-    if (password === undefined) throw new UsageError('missing --new-password');
+    const action = required(args, 1, 'list, show, add, passwd or delete');
+    if (!['list', 'show', 'add', 'passwd', 'delete'].includes(action))
+      throw new UsageError(
+        `unknown user action ${JSON.stringify(action)}: list, show, add, passwd or delete`,
+      );
+    const name = action === 'list' ? undefined : required(args, 2, 'NAME');
+    noMore(args, action === 'list' ? 2 : 3);
+    const newPassword =
+      action === 'add' || action === 'passwd' ? await newPasswordOf(args, name!) : undefined;
     return withClient(args, async (client) => {
+      if (action === 'list') {
+        const users = await client.listUsers();
+        if (args.values.json === true) printJson({ users });
+        else
+          printTable(
+            ['NAME', 'PERMISSIONS', 'COLLECTIONS', 'TOKENS'],
+            users.map((u) => [
+              u.name,
+              u.permissions.join(','),
+              u.collections.join(','),
+              String(u.activeTokens),
+            ]),
+          );
+        return EXIT.OK;
+      }
+      if (action === 'show') {
+        const shown = await client.getUser(name!);
+        return report(
+          args,
+          { user: shown },
+          ({ user: u }) =>
+            `${u.name}\npermissions: ${u.permissions.join(', ')}\ncollections: ${u.collections.join(', ')}\nlive tokens: ${u.activeTokens}`,
+        );
+      }
+      if (action === 'delete') return report(args, await client.deleteUser(name!), (a) => a.message);
       if (action === 'add') {
-        const answer = await client.putUser(name, {
-          password,
+        const answer = await client.putUser(name!, {
+          password: newPassword,
           permissions: permissionList(args.values.permissions ?? 'sec.continuous.rest'),
           collections: splitList(args.values.collections ?? '*'),
         });
         return report(args, answer, (a) => a.message);
       }
-      if (action === 'passwd') {
-        const existing = (await client.listUsers()).find((u) => u.name === name);
-        if (existing === undefined)
-          throw new SearchError('USER_NOT_FOUND', `user ${name} does not exist: create it with user add`);
-        const answer = await client.putUser(name, {
-          password,
-          permissions: permissionList(existing.permissions.join(',')),
-          collections: existing.collections,
-        });
-        return report(
-          args,
-          answer,
-          (a) => `password of ${name} changed; ${plural(a.tokensRevoked, 'token')} revoked`,
-        );
+      const existing = await client.getUser(name!);
+      const answer = await client.putUser(name!, {
+        password: newPassword,
+        permissions: permissionList(existing.permissions.join(',')),
+        collections: existing.collections,
+      });
+      return report(
+        args,
+        answer,
+        (a) => `password of ${name} changed; ${plural(a.tokensRevoked, 'token')} revoked`,
+      );
+    });
+  },
+};
+
+/** `--new-password`, else asked twice in a terminal. */
+async function newPasswordOf(args: CliArgs, name: string): Promise<string> {
+  const given = args.values['new-password'];
+  if (given !== undefined) return given;
+  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true)
+    throw new UsageError('missing --new-password (or run it in a terminal to be asked)');
+  const first = await askHidden(`new password of ${name}: `);
+  const again = await askHidden(`the same again: `);
+  if (first !== again) throw new UsageError('the two passwords differ: nothing changed');
+  return first;
+}
+
+const token: Command = {
+  options: [...CONNECTION_OPTIONS, 'collections', 'expires-days'],
+  usage: `Usage: pushsearch token create USER NAME [--collections C,C] [--expires-days N]
+       pushsearch token list USER
+       pushsearch token revoke USER NAME
+API tokens: long-lived credentials for programs (X-Security-Token, or --token / PUSHSEARCH_TOKEN
+for this command line), created by an administrator for a user.
+  create   prints the token, this once (it is stored only as a hash); its collections
+           default to the user's and may only narrow them; no expiry unless --expires-days
+  list     the user's tokens: names, collections, expiry (never the secrets)
+  revoke   the token stops working at once`,
+  async run(args) {
+    const action = required(args, 1, 'create, list or revoke');
+    if (!['create', 'list', 'revoke'].includes(action))
+      throw new UsageError(`unknown token action ${JSON.stringify(action)}: create, list or revoke`);
+    const owner = required(args, 2, 'USER');
+    const name = action === 'list' ? undefined : required(args, 3, 'NAME');
+    noMore(args, action === 'list' ? 3 : 4);
+    const days =
+      args.values['expires-days'] === undefined ? undefined : intOption(args, 'expires-days', 0, 1, 36_500);
+    return withClient(args, async (client) => {
+      if (action === 'list') {
+        const apiTokens = await client.listApiTokens(owner);
+        if (args.values.json === true) printJson({ apiTokens });
+        else
+          printTable(
+            ['NAME', 'COLLECTIONS', 'CREATED', 'EXPIRES'],
+            apiTokens.map((t) => [t.name, t.collections.join(','), t.created, t.expires ?? 'never']),
+          );
+        return EXIT.OK;
       }
-      throw new UsageError(`unknown user action ${JSON.stringify(action)}: add or passwd`);
+      if (action === 'revoke')
+        return report(args, await client.revokeApiToken(owner, name!), (a) => a.message);
+      const answer = await client.createApiToken(owner, {
+        name: name!,
+        ...(args.values.collections === undefined ? {} : { collections: splitList(args.values.collections) }),
+        ...(days === undefined ? {} : { expires: new Date(Date.now() + days * 86_400_000).toISOString() }),
+      });
+      return report(
+        args,
+        answer,
+        (a) =>
+          `${a.token}\n(API token ${a.apiToken.name} of ${a.apiToken.user}: collections ${a.apiToken.collections.join(',')}, expires ${a.apiToken.expires ?? 'never'}; shown this once)`,
+      );
     });
   },
 };
@@ -378,4 +484,5 @@ export const REMOTE_COMMANDS: Readonly<Record<string, Command>> = {
   search,
   'prepare-upgrade': prepareUpgrade,
   user,
+  token,
 };
