@@ -91,8 +91,6 @@ const TIER_BOOST = 1000;
 function clientScore(score: number, coordBoost: number): number {
   return coordBoost > 0 ? score - coordBoost * Math.floor(score / coordBoost) : score;
 }
-/** Fewer matches than this, and "did you mean" looks for a better spelling. */
-const SPELL_BELOW_MATCHES = 3;
 
 /** What the engine is asked for one search: the parsed query and the runs of `executeQuery`. */
 export interface QueryPlan {
@@ -273,7 +271,7 @@ export function runSearch(
   );
   const analyzerFor = analyzerLookup(view.schema);
   const spell =
-    parsed.tree !== null && total < SPELL_BELOW_MATCHES && parsed.words.length > 0 && !budget.expired()
+    parsed.tree !== null && parsed.words.length > 0 && !budget.expired()
       ? suggestSpelling(parsed.words, {
           analyzer: summaryAnalyzer,
           docFreq: (term) => generations.reduce((n, g) => n + g.docFreq('body', term), 0),
@@ -284,8 +282,10 @@ export function runSearch(
             return [...all];
           },
           surfaceOf: (term) => surfaceOf(term, generations, owner, summaryAnalyzer),
+          // Documents with every word: "transmision control" matches thousands by "control"
+          // alone, none fully; "transmission control" matches many fully.
           count: (text) => {
-            const alternative = parseQuery(text, { analyzerFor, coordBoost: plan.coordBoost });
+            const alternative = parseQuery(text, { analyzerFor, allRequired: true, coordBoost: 0 });
             return alternative.tree === null
               ? 0
               : executeQuery(generations, plan.wrap(alternative.tree), { k: 0, scoring, stats, budget })

@@ -38,7 +38,8 @@ const PROBE_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 /**
  * "Did you mean": replaces rare or unknown words by the most frequent word of the
  * collection's own vocabulary within a small edit distance (1 for short words, 2 otherwise),
- * and proposes the result only when it finds more documents than the query as typed.
+ * and proposes the result when it finds more documents than the query as typed (`count`),
+ * and far more ({@link FAR_MORE} times) when the typed query already finds a few.
  *
  * It runs on the thread that answers queries, so its cost is bounded: corrections at distance
  * 1 are found by looking up each single edit of the word (a few hundred dictionary lookups);
@@ -73,7 +74,7 @@ export function suggestSpelling(
       continue;
     }
     const best =
-      closeCorrection(term, bounded, budget) ??
+      closeCorrection(word.toLowerCase(), bounded, budget) ??
       (term.length > 4 && budget.left > 0 ? farCorrection(term, bounded, budget) : undefined);
     const surface = best === undefined ? undefined : source.surfaceOf(best);
     if (surface === undefined) out.push(word);
@@ -84,14 +85,30 @@ export function suggestSpelling(
   }
   if (!changed) return null;
   const suggestion = out.join(' ');
-  return source.count(suggestion) > source.count(words.join(' ')) ? suggestion : null;
+  const typed = source.count(words.join(' '));
+  const corrected = source.count(suggestion);
+  // With few matches any gain is worth a suggestion; with some, only far more.
+  return corrected > typed && (typed < FEW_MATCHES || corrected >= FAR_MORE * typed) ? suggestion : null;
 }
 
-/** The most frequent term at distance 1 (one deletion, transposition, replacement or insertion). */
-function closeCorrection(term: string, source: SpellingSource, budget: { left: number }): string | undefined {
+/** Below this many matches as typed, a correction that finds more is suggested. */
+const FEW_MATCHES = 3;
+/** Otherwise it must find this many times as many. */
+const FAR_MORE = 10;
+
+/**
+ * The most frequent term at distance 1 (one deletion, transposition, replacement or insertion)
+ * of the word as typed: each edit is analysed first, because the dictionary holds stems
+ * (`congestoin` → `congestion` → `congest`; editing the stem `congestoin` finds nothing).
+ */
+function closeCorrection(word: string, source: SpellingSource, budget: { left: number }): string | undefined {
   let best: { term: string; df: number } | undefined;
-  for (const candidate of singleEdits(term)) {
+  const seen = new Set<string>();
+  for (const edit of singleEdits(word)) {
     if (budget.left <= 0) break;
+    const candidate = source.analyzer.terms(edit)[0];
+    if (candidate === undefined || seen.has(candidate)) continue;
+    seen.add(candidate);
     const df = source.docFreq(candidate);
     if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
       best = { term: candidate, df };

@@ -108,3 +108,35 @@ describe('scores, searchedFor and counters', () => {
     assert.equal(put(), before);
   });
 });
+
+describe('did you mean', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await testApp(['docs']);
+    const documents = [];
+    for (let i = 0; i < 4; i++)
+      documents.push(
+        { key: `https://example.com/tcp${i}`, body: 'transmission control protocol and congestion control' },
+        { key: `https://example.com/sec${i}`, body: 'security considerations of the control plane' },
+      );
+    for (let i = 0; i < 6; i++) documents.push({ key: `https://example.com/ctl${i}`, body: 'flow control' });
+    await pushAndCommit(app.app, 'docs', documents);
+  });
+  after(() => app.close());
+
+  const spell = async (query: string) =>
+    (await searchJson(app.app, { collection: 'docs', query })).response.resultPacket.spell?.text ?? null;
+
+  it('corrects swapped letters (the dictionary holds stems)', async () => {
+    assert.equal(await spell('congestoin'), 'congestion');
+    assert.equal(await spell('secuirty'), 'security');
+  });
+
+  it('suggests when some results match but the correction matches far more fully', async () => {
+    const typed = await searchJson(app.app, { collection: 'docs', query: 'transmision control' });
+    assert.ok(typed.response.resultPacket.resultsSummary.totalMatching >= 3, 'partial matches by "control"');
+    assert.equal(typed.response.resultPacket.spell?.text, 'transmission control');
+    assert.equal(await spell('transmission control'), null, 'nothing to correct');
+  });
+});
