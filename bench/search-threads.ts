@@ -101,9 +101,10 @@ async function main(): Promise<void> {
   for (let repeat = 0; repeat < repeats; repeat++) {
     for (const threads of threadCounts) {
       mkdirSync(join(home, 'conf'), { recursive: true });
+      // A budget far above any query here: this measures throughput and memory, not shedding.
       writeFileSync(
         join(home, 'conf', 'global.cfg'),
-        `search.thread-count=${threads}\nsearch.queue-size=1000\n`,
+        `search.thread-count=${threads}\nsearch.queue-size=1000\nsearch.timeout-ms=600000\n`,
       );
       const server = await ServerProcess.start(home, join(home, `server-${threads}.log`), PASSWORD);
       try {
