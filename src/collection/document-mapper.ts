@@ -103,7 +103,7 @@ export function mapDocument(
         : filtered.text,
     [STORED.classes]: JSON.stringify(Object.fromEntries(classes)),
     [STORED.fileSize]: doc.content.length,
-    [STORED.fileType]: fileTypeOf(doc.contentType, doc.key),
+    [STORED.fileType]: xmlFileTypeOf(settings, filtered) ?? fileTypeOf(doc.contentType, doc.key),
     [STORED.links]: JSON.stringify(filtered.links.map((link) => [link.href, link.text])),
   };
   if (doc.filters !== undefined) stored[STORED.filters] = doc.filters;
@@ -155,6 +155,15 @@ function fileTypeOf(contentType: string, key: string): string {
   if (mediaType.endsWith('+xml')) return 'xml';
   const extension = /\.([A-Za-z0-9]{1,8})(?:[?#]|$)/.exec(key)?.[1];
   return extension?.toLowerCase() ?? 'unknown';
+}
+
+/** The file type an xml.cfg `docfiletype` line finds in the record, if any. */
+function xmlFileTypeOf(settings: CollectionSettings, filtered: FilteredDocument): string | undefined {
+  for (const path of settings.xml?.docFileType ?? []) {
+    const value = filtered.metadata[path.source]?.[0]?.trim();
+    if (value !== undefined && value !== '') return value.toLowerCase();
+  }
+  return undefined;
 }
 
 /** ISO 8601, RFC 2822 and `yyyyMMdd[HHmmss]`; undefined when not a date. */

@@ -381,9 +381,13 @@ export class PushCollection {
       xml === undefined
         ? undefined
         : {
-            mappings: [...xml.classes.values()].flatMap((m) =>
-              m.paths.map((path) => ({ className: m.className, type: m.type, xpath: path.source })),
-            ),
+            mappings: [
+              ...[...xml.classes.values()].flatMap((m) =>
+                m.paths.map((path) => ({ className: m.className, type: m.type, xpath: path.source })),
+              ),
+              // Collected like a class, read by the mapper as the result's file type.
+              ...xml.docFileType.map((path) => ({ className: 'docfiletype', type: 0, xpath: path.source })),
+            ],
             ...(xml.docUrl[0] !== undefined ? { docUrlXpath: xml.docUrl[0].source } : {}),
           },
       (filter, reason) => this.noteSkippedFilter(filter, reason),

@@ -13,6 +13,7 @@ import {
   type SearchResponse,
 } from '../search/search-service.js';
 import { SEARCH_RESPONSE_SCHEMA } from '../search/result-packet.js';
+import { parseGeoPoint, parseSortMode, SORT_MODES_HELP } from '../search/result-order.js';
 import { ERROR_RESPONSES } from './common-schemas.js';
 import { errorReply } from './error-reply.js';
 import { renderErrorPage } from './search-page/error-page.js';
@@ -88,6 +89,19 @@ const SEARCH_QUERYSTRING = {
     // No examples: Swagger UI fills them into "try it out", and these narrow the answer.
     fmo: { type: 'string', description: '"on": fully matching results only.' },
     gscope1: { type: 'string', description: 'Only documents of this gscope (gscopes.cfg), e.g. manuals.' },
+    sort: {
+      type: 'string',
+      description:
+        "Order (the original's modes): score (relevance, default), date, adate, title, dtitle, url, durl, prox, dprox, meta<class>, dmeta<class>.",
+    },
+    origin: {
+      type: 'string',
+      description: 'latitude,longitude: results carry kmFromOrigin; needed by prox and maxdist.',
+    },
+    maxdist: {
+      type: 'number',
+      description: 'Only results within this many km of origin (metamap type 2 classes).',
+    },
   },
   required: ['collection'],
 } as const;
@@ -321,6 +335,22 @@ export function parseSearchParams(
       else range.max = range.max === undefined ? bound : Math.min(range.max, bound);
     }
   }
+  const sort = parseSortMode(query.get('sort'));
+  if (sort === undefined)
+    throw invalid(`sort=${query.get('sort')} is not a sort mode; use one of ${SORT_MODES_HELP}`);
+  const originText = (query.get('origin') ?? '').trim();
+  const origin = originText === '' ? undefined : parseGeoPoint(originText, ',');
+  if (originText !== '' && origin === undefined)
+    throw invalid(
+      `origin=${originText} is not a location: write origin=latitude,longitude in degrees, e.g. origin=54.15,-0.89`,
+    );
+  const maxdistText = (query.get('maxdist') ?? '').trim();
+  const maxdist = maxdistText === '' ? undefined : Number(maxdistText);
+  if (maxdist !== undefined && (!Number.isFinite(maxdist) || maxdist < 0))
+    throw invalid(`maxdist=${maxdistText} must be a distance in km (a number, 0 or more)`);
+  if (maxdist !== undefined && origin === undefined) throw invalid('maxdist needs origin=latitude,longitude');
+  if (sort.kind === 'prox' && origin === undefined)
+    throw invalid('sort=prox needs origin=latitude,longitude');
   return {
     collection,
     query: query.get('query') ?? '',
@@ -330,6 +360,9 @@ export function parseSearchParams(
     ...(gscope !== '' ? { gscope } : {}),
     facetSelections: [...selections.values()],
     ranges: [...ranges.values()],
+    ...(sort.kind !== 'relevance' ? { sort } : {}),
+    ...(origin !== undefined ? { origin } : {}),
+    ...(maxdist !== undefined ? { maxdist } : {}),
   };
 }
 

@@ -29,11 +29,21 @@ export const SEARCH_RESULT_SCHEMA = {
       description: 'Metadata class → values.',
       additionalProperties: { type: 'array', items: { type: 'string' } },
     },
+    metaData: {
+      type: 'object',
+      description:
+        "The original's metaData: class → values joined with |, for the classes of -SF=[...] in query_processor_options (every class without -SF).",
+      additionalProperties: { type: 'string' },
+    },
     collection: { type: 'string', description: 'The collection the document is in.' },
     gscopesSet: { type: 'array', items: { type: 'string' } },
     fileSize: { type: 'integer' },
     fileType: { type: 'string' },
     date: { type: ['string', 'null'] },
+    kmFromOrigin: {
+      type: ['number', 'null'],
+      description: 'With origin=lat,long: km from the origin to the document (null when it has no location).',
+    },
   },
   required: [
     'rank',
@@ -44,6 +54,7 @@ export const SEARCH_RESULT_SCHEMA = {
     'clickTrackingUrl',
     'summary',
     'listMetadata',
+    'metaData',
     'collection',
     'gscopesSet',
     'fileSize',

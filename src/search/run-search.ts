@@ -22,6 +22,19 @@ import { CLICK_FIELD, CLICK_SCORE_FIELD } from './click-evidence.js';
 import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 import { suggestSpelling } from './spelling.js';
 import { buildSummary } from './summary.js';
+import { escapeHtml } from './escape-html.js';
+import {
+  geospatialClasses,
+  kmBetween,
+  locationOf,
+  metaDataOf,
+  sortCandidates,
+  summaryFieldsOf,
+  summaryModeOf,
+  type GeoPoint,
+  type SortCandidate,
+  type SortMode,
+} from './result-order.js';
 
 export interface FacetSelection {
   name: string;
@@ -40,6 +53,20 @@ export interface SearchParams {
   gscope?: string;
   facetSelections: FacetSelection[];
   ranges: { className: string; min?: number; max?: number }[];
+  /** `sort=` (the original's modes); relevance when absent. */
+  sort?: SortMode;
+  /** `origin=lat,long`: results carry `kmFromOrigin`; `prox` sorts by it. */
+  origin?: GeoPoint;
+  /** `maxdist=` km from the origin: results farther away (or without a location) are left out. */
+  maxdist?: number;
+}
+
+/** True when the page cannot be cut from the relevance order: every match is read first. */
+function needsAllMatches(params: SearchParams): boolean {
+  return (
+    (params.sort !== undefined && params.sort.kind !== 'relevance') ||
+    (params.origin !== undefined && params.maxdist !== undefined)
+  );
 }
 
 /** One collection searched: its point-in-time generations and its configuration. */
@@ -164,7 +191,9 @@ export function planQuery(
     ranked = {
       query: wrap(parsed.tree),
       options: {
-        k: pageEnd + (boosted ? RERANK_EXTRA : 0),
+        // A sort other than relevance, or a distance limit, orders or filters every match
+        // (up to the exact-count limit) before the page is cut.
+        k: needsAllMatches(params) ? EXACT_COUNT_LIMIT : pageEnd + (boosted ? RERANK_EXTRA : 0),
         scoring,
         stats,
         totalHitsThreshold: EXACT_COUNT_LIMIT,
@@ -226,7 +255,36 @@ export function runSearch(
   }
   const queryTerms = new Set(parsed.terms.map((t) => t.term));
   const summaryAnalyzer = view.schema.analyzerFor('body');
-  const page = hits.slice(start - 1, pageEnd);
+  const flags = view.settings.config.queryProcessorFlags;
+  const summaryFields = summaryFieldsOf(flags);
+  const summaryMode = summaryModeOf(flags);
+  const geoClasses = geospatialClasses(view.settings);
+  const candidateOf = (hit: (typeof hits)[number], order: number): SortCandidate<(typeof hits)[number]> => {
+    const { member, local } = owner[hit.generationIndex]!;
+    const record = member.searcher.stored(local, hit.docId);
+    const classes = JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<
+      string,
+      string[]
+    >;
+    const location = params.origin === undefined ? undefined : locationOf(classes, geoClasses);
+    const km = location === undefined ? undefined : kmBetween(params.origin!, location);
+    return { hit, order, key: record.$key as string, record, classes, km };
+  };
+  let pageCandidates: SortCandidate<(typeof hits)[number]>[];
+  if (needsAllMatches(params)) {
+    let all = hits.map(candidateOf);
+    if (params.origin !== undefined && params.maxdist !== undefined)
+      all = all.filter((c) => c.km !== undefined && c.km <= params.maxdist!);
+    if (all.length !== hits.length || total <= hits.length) {
+      // Every match was read (or filtered): the count is the filtered one.
+      total = all.length;
+      fully = Math.min(fully, total);
+    }
+    pageCandidates = sortCandidates(all, params.sort ?? { kind: 'relevance' }).slice(start - 1, pageEnd);
+  } else {
+    pageCandidates = hits.slice(start - 1, pageEnd).map((hit, i) => candidateOf(hit, start - 1 + i));
+  }
+  const page = pageCandidates.map((c) => c.hit);
   if (explanations !== undefined && plan.ranked !== null) {
     const ranked = plan.ranked;
     for (const hit of page)
@@ -234,11 +292,17 @@ export function runSearch(
         explainHit(generations[hit.generationIndex]!, hit, ranked.query, { scoring, stats }, plan),
       );
   }
-  const results = page.map((hit, i): SearchResult => {
-    const { member, local } = owner[hit.generationIndex]!;
-    const record = member.searcher.stored(local, hit.docId);
+  const results = pageCandidates.map(({ hit, record, classes, km }, i): SearchResult => {
+    const { member } = owner[hit.generationIndex]!;
     const key = record.$key as string;
     const rank = start + i;
+    const metaData = metaDataOf(classes, summaryFields);
+    const summary =
+      summaryMode === 'off'
+        ? ''
+        : summaryMode === 'meta'
+          ? escapeHtml(Object.values(metaData).join(' '))
+          : buildSummary((record[STORED.text] as string | undefined) ?? '', summaryAnalyzer, queryTerms);
     return {
       rank,
       score: Math.round(clientScore(hit.score, plan.coordBoost) * 1000) / 1000,
@@ -247,16 +311,17 @@ export function runSearch(
       displayUrl: key.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''),
       // Clicks are logged under the result's own collection (a meta collection has no documents).
       clickTrackingUrl: clickTrackingUrl(member.name, key, rank, params.query),
-      summary: buildSummary((record[STORED.text] as string | undefined) ?? '', summaryAnalyzer, queryTerms),
-      listMetadata: JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<
-        string,
-        string[]
-      >,
+      summary,
+      listMetadata: classes,
+      metaData,
       collection: member.name,
       gscopesSet: gscopesOf(generations[hit.generationIndex]!, hit.docId, member.settings),
       fileSize: (record[STORED.fileSize] as number | undefined) ?? 0,
       fileType: (record[STORED.fileType] as string | undefined) ?? 'unknown',
       date: (record[STORED.date] as string | undefined) ?? null,
+      ...(params.origin !== undefined
+        ? { kmFromOrigin: km === undefined ? null : Math.round(km * 1000) / 1000 }
+        : {}),
     };
   });
 

@@ -11,10 +11,13 @@ import { classNameProblem, parseMetadataType, type MetadataType } from './metada
  *   at all, or only comments, is an empty configuration.
  * - Mapping lines: `class,type,,xpath` (class and type rules as in metamap.cfg, see
  *   `metadata-class.ts`; the third field must be empty). Several lines may feed one class.
- * - Special lines: `docurl,xpath`: where a record's own URL is. Several docurl lines are
- *   tried in order. Other special names are refused with the list of supported ones.
- * - `-,,,xpath` lines are accepted and ignored: real configurations of the original carry
- *   such placeholder lines.
+ * - Special lines of the original: `docurl,xpath`: where a record's own URL is (several are
+ *   tried in order); `docfiletype,xpath`: the record's file type (the result's `fileType`);
+ *   `document,xpath`: where the original splits a file into records (a pushed document is
+ *   one record here, so it is accepted and has no effect). Other names are refused with the
+ *   list of supported ones.
+ * - `+,,,xpath` (the original's content paths) and `-,,,xpath` lines are accepted: the text of
+ *   every element of a record is indexed as its content here, so they change nothing.
  * - XPaths: absolute `/a/b` (from the root element), anywhere `//b`, `//` also between steps
  *   (`/a//c`), and an attribute as the last step: `/a/@id`, `//b/@id`, or `//b@id` (the
  *   original's documentation spells it so). Names are case-sensitive and compared as written,
@@ -49,6 +52,8 @@ export interface XmlConfig {
   readonly classes: ReadonlyMap<string, XmlClassMapping>;
   /** `docurl` lines: where a record's own URL is, tried in order. */
   readonly docUrl: readonly XmlPath[];
+  /** `docfiletype` lines: where a record's file type is, tried in order. */
+  readonly docFileType: readonly XmlPath[];
 }
 
 /** The first line every xml.cfg carries. */
@@ -57,6 +62,8 @@ export const XML_CONFIG_HEADER = 'PADRE XML Mapping Version: 2';
 /** Special line names and what they mean. */
 export const XML_SPECIAL_LINES: Readonly<Record<string, string>> = Object.freeze({
   docurl: "the record's own URL",
+  docfiletype: "the record's file type",
+  document: 'where the original splits a file into records (one pushed document is one record here)',
 });
 
 const NAME = /^[\p{L}_:][\p{L}\p{M}\p{N}_:.\-\u00B7]*$/u;
@@ -69,7 +76,8 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
     { className: string; type: MetadataType; paths: XmlPath[]; line: number }
   >();
   const docUrl: XmlPath[] = [];
-  if (lines.length === 0) return { classes: new Map(), docUrl };
+  const docFileType: XmlPath[] = [];
+  if (lines.length === 0) return { classes: new Map(), docUrl, docFileType };
 
   const header = lines[0];
   const version = /^PADRE\s+XML\s+Mapping\s+Version:\s*(\S+)$/i.exec(header.text);
@@ -97,16 +105,19 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
       const [name, pathText] = fields;
       if (!Object.prototype.hasOwnProperty.call(XML_SPECIAL_LINES, name)) {
         fail(
-          `expected class,type,,xpath or a special line (${Object.keys(XML_SPECIAL_LINES).join(', ')},xpath), ` +
-            `found ${JSON.stringify(content)}`,
+          `expected class,type,,xpath or a special line (${Object.keys(XML_SPECIAL_LINES)
+            .map((name) => `${name},xpath`)
+            .join('; ')}), ` + `found ${JSON.stringify(content)}`,
         );
       }
-      docUrl.push(pathOrFail(pathText, fail));
+      const path = pathOrFail(pathText, fail);
+      if (name === 'docurl') docUrl.push(path);
+      else if (name === 'docfiletype') docFileType.push(path);
       continue;
     }
     if (fields.length !== 4) fail(`expected class,type,,xpath, found ${JSON.stringify(content)}`);
     const [className, typeText, empty, pathText] = fields;
-    if (className === '-') continue;
+    if (className === '-' || className === '+') continue;
     const classProblem = classNameProblem(className);
     if (classProblem !== undefined) fail(classProblem);
     const type = parseMetadataType(typeText, className);
@@ -126,7 +137,7 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
   }
   const result = new Map<string, XmlClassMapping>();
   for (const [name, { className, type, paths }] of classes) result.set(name, { className, type, paths });
-  return { classes: result, docUrl };
+  return { classes: result, docUrl, docFileType };
 }
 
 function pathOrFail(text: string, fail: (problem: string) => never): XmlPath {

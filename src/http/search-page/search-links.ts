@@ -1,4 +1,5 @@
 import type { SearchParams } from '../../search/search-service.js';
+import { formatSortMode } from '../../search/result-order.js';
 
 /** The page's own address, relative to `/s/`. */
 const PAGE = 'search.html';
@@ -79,6 +80,10 @@ export class SearchLinks {
       if (range.min !== undefined) out.set(`ge_${range.className}`, String(range.min));
       if (range.max !== undefined) out.set(`le_${range.className}`, String(range.max));
     }
+    // Sorting and the distance filter stay the same on every page (pagination is consistent).
+    if (p.sort !== undefined) out.set('sort', formatSortMode(p.sort));
+    if (p.origin !== undefined) out.set('origin', `${p.origin.lat},${p.origin.lon}`);
+    if (p.maxdist !== undefined) out.set('maxdist', String(p.maxdist));
     return `${PAGE}?${out.toString()}`;
   }
 }

@@ -67,7 +67,12 @@ describe('parseXmlConfig', () => {
     const bad = (line: string): string => `${HEADER}\nt,1,,/ok\n${line}\n`;
     throwsAtLine(() => parseXmlConfig(bad('dvdAspect//Aspect')), 'xml.cfg', 3, /expected class,type,,xpath/);
     throwsAtLine(() => parseXmlConfig(bad('t,1,//x')), 'xml.cfg', 3, /expected class,type,,xpath/);
-    throwsAtLine(() => parseXmlConfig(bad('docfile,/a/b')), 'xml.cfg', 3, /special line \(docurl,xpath\)/);
+    throwsAtLine(
+      () => parseXmlConfig(bad('docfile,/a/b')),
+      'xml.cfg',
+      3,
+      /special line \(docurl,xpath; docfiletype,xpath; document,xpath\)/,
+    );
     throwsAtLine(() => parseXmlConfig(bad('a,1,x,/a')), 'xml.cfg', 3, /third field must be empty/);
     throwsAtLine(() => parseXmlConfig(bad('k,1,,/a')), 'xml.cfg', 3, /reserved/);
     throwsAtLine(() => parseXmlConfig(bad('t,0,,/other')), 'xml.cfg', 3, /type 1 on line 2/);
