@@ -17,6 +17,8 @@ export interface ThreadSettings {
   readonly config: CollectionConfig;
   /** `gscopes.cfg` as written back (its compiled patterns cannot cross threads), null when absent. */
   readonly gscopesText: string | null;
+  /** The geospatial (type 2) classes of metamap.cfg and xml.cfg: `origin`/`maxdist` read them. */
+  readonly geospatialClasses: readonly string[];
 }
 
 /** One generation of a member's point in time. */

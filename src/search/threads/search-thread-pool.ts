@@ -7,6 +7,7 @@ import type { LiveGeneration } from '../../index/generation/live-generation.js';
 import { THREAD_NAMES } from '../../index/thread-name.js';
 import { nowEpochMs } from '../../query/work-budget.js';
 import type { SearchResponse } from '../result-packet.js';
+import { geospatialClasses } from '../result-order.js';
 import type { SearchParams, SearchView } from '../run-search.js';
 import type {
   FromThreadMessage,
@@ -329,6 +330,7 @@ export class SearchThreadPool {
           id,
           config: value.config,
           gscopesText: value.gscopes === undefined ? null : serializeGscopes(value.gscopes),
+          geospatialClasses: geospatialClasses(value),
         });
       }
       return id;

@@ -83,8 +83,13 @@ export class ThreadCatalog {
     this.settings.set(settings.id, {
       config: settings.config,
       gscopes: settings.gscopesText === null ? undefined : parseGscopes(settings.gscopesText),
-      // The indexing side's mappings: queries never read them, and they stay on the event loop.
-      metamap: { classes: new Map() },
+      // The indexing side's mappings stay on the event loop; queries read only which classes
+      // are geospatial (origin, maxdist, kmFromOrigin).
+      metamap: {
+        classes: new Map(
+          settings.geospatialClasses.map((className) => [className, { className, type: 2, sources: [] }]),
+        ),
+      },
       xml: undefined,
       qie: undefined,
     });
