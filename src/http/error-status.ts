@@ -53,6 +53,8 @@ const STATUS_BY_CODE = {
   API_TOKEN_EXISTS: 409,
   // A snapshot folder that holds no complete index (e.g. copied by hand, half-way).
   SNAPSHOT_INVALID: 409,
+  // A snapshot file whose checksum does not match (restore refused, live untouched).
+  SNAPSHOT_CORRUPT: 409,
   // Deleting or demoting the last user with sec.administer would lock everybody out.
   LAST_ADMINISTRATOR: 409,
   BODY_TOO_LARGE: 413,

@@ -25,6 +25,7 @@ import { Searcher, type PointInTime } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
 import type { Directory } from './store/directory.js';
 import { FsDirectory } from './store/fs-directory.js';
+import { verifyCodecFile } from './store/codec-file.js';
 import { FileDeleter } from './file-deleter.js';
 import { ReaderPool } from './reader-pool.js';
 import { SerialUpdater } from './serial-updater.js';
@@ -363,6 +364,26 @@ export class SearchIndex {
   }
 
   /**
+   * Verifies the checksum of every file of a snapshot (`files`: all of its manifest's; the
+   * manifest itself was verified when read). Throws `SNAPSHOT_CORRUPT` naming the first bad file.
+   */
+  static verifySnapshot(snapshot: Directory, files: readonly string[]): void {
+    for (const name of files) {
+      if (name === MANIFEST_FILE) continue;
+      try {
+        verifyCodecFile(snapshot, name);
+      } catch (error) {
+        throw new SearchError(
+          'SNAPSHOT_CORRUPT',
+          `snapshot ${snapshot.path} is damaged: ${(error as Error).message}; nothing was restored ` +
+            '(restore from a copy of the snapshot kept elsewhere)',
+          { details: { file: name }, cause: error },
+        );
+      }
+    }
+  }
+
+  /**
    * Replaces the index in `live` by a snapshot (the backup procedure: the snapshot's files
    * copied over the live ones). The index must be closed. Leftover live files are removed
    * at the next open.
@@ -380,6 +401,10 @@ export class SearchIndex {
       if (!snapshot.fileExists(name))
         throw new SearchError('SNAPSHOT_INVALID', `snapshot ${snapshot.path} lacks ${name}`);
     }
+    // Every file's checksum before live is touched: a snapshot's files are hard links to live
+    // files, so a file damaged in place is damaged in both, and restoring it would leave the
+    // collection FAILED with its good index replaced.
+    SearchIndex.verifySnapshot(snapshot, files);
     // The manifest goes last: until it is replaced, the live index stays the old one.
     for (const name of files) if (name !== MANIFEST_FILE) live.copyFrom(snapshot, name);
     await live.sync(files.filter((name) => name !== MANIFEST_FILE));

@@ -3,6 +3,8 @@
  * snapshot, also when changes were staged (only in the journal) since the last commit.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { commit, contentOf, getDocument, putDocument, route, testApp, type TestApp } from './helpers.js';
 
@@ -65,5 +67,42 @@ describe('restore from a snapshot', () => {
     assert.equal((await commit(t.app, 'v2', 'c')).statusCode, 200);
     assert.equal(await pushContent('local:4'), null);
     assert.equal(await totalMatching(), 3);
+  });
+
+  it('verifies every file of the snapshot before touching live: a damaged one is named and nothing changes', async () => {
+    assert.equal(
+      (await t.app.inject({ method: 'PUT', url: route('v2', 'c', '/snapshot/damaged') })).statusCode,
+      200,
+    );
+    assert.equal((await putDocument(t.app, 'v2', 'c', 'local:6', 'document 6')).statusCode, 200);
+    assert.equal((await commit(t.app, 'v2', 'c')).statusCode, 200);
+    const before = await totalMatching();
+
+    // Damage one generation file of the snapshot in place of its hard link (live keeps its own).
+    const folder = join(t.home, 'data', 'c', 'snapshot', 'damaged');
+    const victim = readdirSync(folder).find((name) => name !== 'manifest' && !name.startsWith('manifest'))!;
+    const bytes = readFileSync(join(folder, victim));
+    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    rmSync(join(folder, victim));
+    writeFileSync(join(folder, victim), bytes);
+
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: route('v2', 'c', '/state/stop') })).statusCode,
+      200,
+    );
+    const restored = await t.app.inject({
+      method: 'POST',
+      url: route('v2', 'c', '/restore/from-snapshot/damaged'),
+    });
+    assert.equal(restored.statusCode, 409, restored.body);
+    const error = restored.json() as { error: string; message: string };
+    assert.equal(error.error, 'SNAPSHOT_CORRUPT');
+    assert.ok(error.message.includes(victim), error.message);
+
+    // Live untouched: the collection starts on the index it had, with the document pushed after the snapshot.
+    assert.equal(await totalMatching(), before);
+    assert.equal(contentOf(await getDocument(t.app, 'v2', 'c', 'local:6')), 'document 6');
+    const state = await t.app.inject({ method: 'GET', url: route('v2', 'c', '/state') });
+    assert.match(state.body, /RUNNING/);
   });
 });

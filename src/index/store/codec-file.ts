@@ -129,6 +129,28 @@ export function openCodecFile(
   }
 }
 
+/**
+ * Checks a codec file of any codec: header magic, footer and the checksum over every byte.
+ * Throws `CorruptIndexError` naming the file (restore verifies a snapshot with it).
+ */
+export function verifyCodecFile(dir: Directory, name: string): void {
+  let input: IndexInput;
+  try {
+    input = dir.openInput(name);
+  } catch (error) {
+    throw new CorruptIndexError(name, `cannot open: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    if (input.length < 4 + 1 + 1 + FOOTER_LENGTH)
+      throw new CorruptIndexError(name, `truncated (${input.length} bytes)`);
+    if (new ByteReader(input.read(0, 4)).readUint32() !== HEADER_MAGIC)
+      throw new CorruptIndexError(name, 'not an index file (bad header magic)');
+    verifyChecksum(name, input);
+  } finally {
+    input.close();
+  }
+}
+
 /** Reads a whole small codec file and returns its body (verified). */
 export function readCodecFile(
   dir: Directory,
