@@ -1,3 +1,4 @@
+import { LOG_LINE_FORMAT } from '../collection/push-log.js';
 import { START_PAGES } from '../http/landing-page.js';
 import { startServer } from '../http/server.js';
 import type { InitialAdmin } from '../security/initial-admin.js';
@@ -30,7 +31,7 @@ export async function serveCommand(args: CliArgs): Promise<number | undefined> {
       home,
       port,
       host,
-      logger: { level },
+      logger: { ...LOG_LINE_FORMAT, level },
       handleSignals: true,
       handleFatalErrors: true,
     });

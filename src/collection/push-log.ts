@@ -11,15 +11,18 @@ export type PushLog = Logger;
 
 export function createPushLog(file: string): PushLog {
   mkdirSync(dirname(file), { recursive: true });
-  return pino(
-    {
-      base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    new AppendOnlyLog(file),
-  );
+  return pino(LOG_LINE_FORMAT, new AppendOnlyLog(file));
 }
+
+/**
+ * The one format of every log line, push.log, security.log and the server log alike: JSON
+ * with `level` as a word, `time` as an ISO date, no pid or host name (one process, one home).
+ */
+export const LOG_LINE_FORMAT = Object.freeze({
+  base: null,
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label: string) => ({ level: label }) },
+});
 
 /**
  * The `err` field of a push.log line for any thrown value: its message (the value itself when

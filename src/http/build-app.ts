@@ -154,7 +154,8 @@ async function buildOnLockedHome(
       );
       request.log.error({ err: error }, 'request failed');
     } else {
-      request.log.info({ code: answer.body.error }, answer.body.message);
+      // The request line (onResponse) says the status; the reason is for whoever looks closer.
+      request.log.debug({ code: answer.body.error }, answer.body.message);
     }
     // A request refused before its body was read: the rest of it may still be coming.
     if (answer.status === 413) reply.header('connection', 'close');
@@ -163,6 +164,8 @@ async function buildOnLockedHome(
 
   const app = Fastify({
     logger: (options.logger ?? false) as FastifyServerOptions['logger'],
+    // One line per request (the onResponse hook below), not Fastify's two.
+    disableRequestLogging: true,
     genReqId: requestIdGenerator(),
     bodyLimit: SMALL_BODY_LIMIT,
     http: { maxHeaderSize: MAX_HEADER_BYTES },
@@ -182,6 +185,19 @@ async function buildOnLockedHome(
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
+  });
+  // The request log: one line per answered request, at info (LOG_LEVEL=warn silences it).
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
     done();
   });
 
