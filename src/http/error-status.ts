@@ -98,12 +98,7 @@ const STATUS_BY_CODE = {
   // The search thread running the query died (it is replaced); the query was not answered.
   SEARCH_THREAD_FAILED: 503,
   INSUFFICIENT_STORAGE: 507,
-  // Replication (docs/replication.md). A write sent to a query processor (mode SLAVE): the
-  // message names its master, where changes go.
-  COLLECTION_READ_ONLY: 409,
-  // push.run=false in collection.cfg: the collection does not start, take changes or serve
-  // its query processors (searches still run).
-  COLLECTION_DISABLED: 409,
+  // Replication between servers (src/replication/, /replication/v1).
   // A sync request without the signature headers, or signed with another server_secret.
   SYNC_SIGNATURE_MISSING: 401,
   SYNC_SIGNATURE_INVALID: 403,
@@ -114,10 +109,8 @@ const STATUS_BY_CODE = {
   // The state a query processor was copying is no longer kept: it asks for the current one.
   SYNC_STATE_GONE: 410,
   // A query processor asked for a state before it had installed one itself (chains).
-  SYNC_NOTHING_TO_SERVE: 503,
-  SYNC_BUSY: 503,
-  // The collection is not a query processor (mode DEFAULT), or has no push.replication.master-url.
-  SYNC_NOT_SLAVE: 409,
+  SYNC_NOTHING_TO_SERVE: 409,
+  SYNC_BUSY: 409,
   RANGE_NOT_SATISFIABLE: 416,
   // The journal could not make the change durable (disk full, I/O error): nothing was stored.
   JOURNAL_WRITE_FAILED: 507,

@@ -43,7 +43,10 @@ export class ClickForwarder {
 
   start(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.forwardNow().catch(() => undefined), this.options.intervalMs ?? 5000);
+    this.timer = setInterval(
+      () => void this.forwardNow().catch(() => undefined),
+      this.options.intervalMs ?? 5000,
+    );
     this.timer.unref();
   }
 
@@ -135,7 +138,8 @@ export class ClickReceiver {
         return false;
       }
     });
-    if (valid.length > 0) await appendFile(join(this.clickFolder, CLICK_LOG), valid.map((l) => `${l}\n`).join(''));
+    if (valid.length > 0)
+      await appendFile(join(this.clickFolder, CLICK_LOG), valid.map((l) => `${l}\n`).join(''));
     received.push(batch);
     const temp = `${receivedFile}.tmp`;
     await writeFile(temp, JSON.stringify(received.slice(-RECEIVED_KEPT)));

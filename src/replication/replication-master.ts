@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchError } from '../errors.js';
-import { MANIFEST_FILE, manifestFiles, readManifest } from '../index/manifest.js';
+import { emptyManifest, MANIFEST_FILE, manifestFiles, readManifest } from '../index/manifest.js';
 import type { Searcher } from '../index/searcher.js';
 import { FsDirectory } from '../index/store/fs-directory.js';
 import { FileChecksums } from './file-checksums.js';
@@ -78,7 +78,13 @@ export class LiveIndexSource implements ReplicationSource {
     const dir = new FsDirectory(this.liveFolder);
     const before = this.version();
     const manifest = readManifest(dir);
-    if (manifest === null || manifest.number !== number) return undefined;
+    if (manifest === null) {
+      // Nothing committed yet: an empty state, which query processors install like any other.
+      if (number !== 0) return undefined;
+      const empty = emptyManifest();
+      return { id: listingId(empty, []), manifest: empty, files: [], publishedAt: new Date().toISOString() };
+    }
+    if (manifest.number !== number) return undefined;
     const publishedAt = statSync(join(this.liveFolder, MANIFEST_FILE)).mtime.toISOString();
     const names = manifestFiles(manifest).filter((name) => name !== MANIFEST_FILE);
     const files: ReplicatedFile[] = [];

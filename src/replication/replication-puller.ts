@@ -21,7 +21,8 @@ export type SyncState =
 /** The sync state as the API answers it. */
 export interface SyncStateView {
   state: SyncState;
-  master: string;
+  /** The master's base URL; null when none is configured. */
+  master: string | null;
   /** Manifest number of the installed state (the master's numbering); null before the first sync. */
   lastSyncedGeneration: number | null;
   /** Id of the installed state (see ReplicationListing.id). */
