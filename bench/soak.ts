@@ -300,8 +300,16 @@ interface StateView {
 }
 
 interface SearchAnswer {
-  response?: { resultPacket?: { resultsSummary: { totalMatching: number }; results: { liveUrl: string }[] } };
+  response?: {
+    resultPacket?: {
+      resultsSummary: { totalMatching: number; timedOut?: boolean };
+      results: { liveUrl: string }[];
+    };
+  };
 }
+
+/** How often the verification asks a search again that the server shed or answered in part. */
+const SEARCH_ATTEMPTS = 10;
 
 // ---------------------------------------------------------------------------------------
 // Samples
@@ -912,17 +920,27 @@ async function verifyKeys(api: Api, book: KeyBook, sample: KeySample, label: str
     checks,
     `${label}search for the unique word of a replaced or deleted version finds nothing`,
   );
+  let searchesRetried = 0;
+  // A search shed by the server (503 with Retry-After: every search thread busy, or the query's
+  // budget spent waiting) or answered in part (timedOut) is asked again, as a client facing load
+  // shedding does; only a complete answer is checked.
   const searchFor = async (token: string): Promise<{ total: number; urls: string[] } | undefined> => {
-    const answer = await api.call(
-      'verify-search',
-      'GET',
-      `/s/search.json?collection=${COLLECTION}&query=${token}`,
-      { expect: [200] },
-    );
-    const packet = json<SearchAnswer>(answer)?.response?.resultPacket;
-    return packet === undefined
-      ? undefined
-      : { total: packet.resultsSummary.totalMatching, urls: packet.results.map((r) => r.liveUrl) };
+    for (let attempt = 1; ; attempt++) {
+      const answer = await api.call(
+        'verify-search',
+        'GET',
+        `/s/search.json?collection=${COLLECTION}&query=${token}`,
+        { expect: [200, 503] },
+      );
+      const packet = json<SearchAnswer>(answer)?.response?.resultPacket;
+      const shed = answer.status === 503 || packet?.resultsSummary.timedOut === true;
+      if (!shed || attempt === SEARCH_ATTEMPTS)
+        return packet === undefined
+          ? undefined
+          : { total: packet.resultsSummary.totalMatching, urls: packet.results.map((r) => r.liveUrl) };
+      searchesRetried++;
+      await sleep(1000); // the server's Retry-After for a shed search
+    }
   };
   const verifyGone = async (token: string, key: string): Promise<void> => {
     searchGone.checked++;
@@ -972,6 +990,10 @@ async function verifyKeys(api: Api, book: KeyBook, sample: KeySample, label: str
   // A GET or search that failed outright is also in the error list; a check is never empty by accident.
   for (const c of [getLive, getDeleted, searchLive])
     if (c.checked === 0) c.notes.push('nothing to check (the mix was too short?)');
+  if (searchesRetried > 0)
+    searchLive.notes.push(
+      `${searchesRetried} searches shed (503) or answered in part (timedOut), asked again`,
+    );
   return checks;
 }
 
