@@ -279,16 +279,17 @@ describe('the push API over a real socket', () => {
           requestA.on('error', reject);
         });
         requestA.write(Buffer.alloc(100, 0x61));
-        await waitFor('A to reserve its body', () => bodyBudget.inUse === 1600);
+        // One user holds at most half the budget: A's reservation is cut to that share (1024).
+        await waitFor('A to reserve its body', () => bodyBudget.inUse === 1024);
 
-        // B: 1600 bytes do not fit next to A's 1600 in a budget of 2048: it waits.
+        // B, the same user's 1600 bytes: the user is at its share, so B waits.
         const answerB = send(url('local:b'), {
           method: 'PUT',
           headers: { 'content-type': 'text/plain' },
           body: Buffer.alloc(1600, 0x62),
         });
         await waitFor('B to wait in line', () => bodyBudget.waiting === 1);
-        assert.equal(bodyBudget.inUse, 1600);
+        assert.equal(bodyBudget.inUse, 1024);
 
         requestA.end(Buffer.alloc(1500, 0x61));
         assert.equal((await answerA).status, 200);

@@ -103,7 +103,9 @@ describe('admin API', () => {
     assert.equal(read.statusCode, 200);
     const files = read.json<{ files: Record<string, string | null> }>().files;
     assert.match(files['collection.cfg']!, /collection_type=push/);
-    assert.equal(files['metamap.cfg'], null);
+    // A new push collection starts with the default mapping of the common metadata names.
+    assert.match(files['metamap.cfg']!, /^t,0,title$/m);
+    assert.equal(files['xml.cfg'], null);
 
     const good = {
       'collection.cfg': `${files['collection.cfg']}push.auto-commit.timeout-seconds=5\n`,
