@@ -1042,7 +1042,7 @@ function logCheck(file: string, name: string): Check {
     try {
       level = (JSON.parse(line) as { level?: unknown }).level;
     } catch {
-      level = /^\(node:\d+\) \w*Warning: |^\(Use `node --trace-warnings/.test(line)
+      level = /^\(node:\d+\) (\[\w+\] )?\w*(Warning|Deprecation): |^\(Use `node --trace-warnings/.test(line)
         ? 'node-warning'
         : START_MESSAGE_LINE.test(line)
           ? 'start-message'

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import Fastify, {
+  LogController,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -165,7 +166,7 @@ async function buildOnLockedHome(
   const app = Fastify({
     logger: (options.logger ?? false) as FastifyServerOptions['logger'],
     // One line per request (the onResponse hook below), not Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdGenerator(),
     bodyLimit: SMALL_BODY_LIMIT,
     http: { maxHeaderSize: MAX_HEADER_BYTES },
