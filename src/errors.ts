@@ -1,17 +1,21 @@
+// A type-only edge: the codes are the keys of the status table, so a code missing from it
+// fails to compile.
+import type { ErrorCode } from './http/error-status.js';
+
+export type { ErrorCode };
+
 /**
  * The one base error of the project. Every error a user can see carries a stable,
  * upper-case `code` (documented, never renamed) and a message that says what to fix.
- * The HTTP status for each code is decided in one place: `src/http/error-status.ts`.
+ * The HTTP status for each code is decided in one place: `src/http/error-status.ts`, whose
+ * keys are the type of `code` (`Code` is wider only for the client's {@link PushApiError}-like
+ * errors, which carry codes a newer server may send).
  */
-export class SearchError extends Error {
-  readonly code: string;
+export class SearchError<Code extends string = ErrorCode> extends Error {
+  readonly code: Code;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(
-    code: string,
-    message: string,
-    options?: { cause?: unknown; details?: Record<string, unknown> },
-  ) {
+  constructor(code: Code, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SearchError';
     this.code = code;

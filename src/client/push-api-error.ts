@@ -6,7 +6,7 @@ import { SearchError } from '../errors.js';
  * that never got an answer have `status` 0 and code `CONNECTION_FAILED`; an answer that is
  * not the documented error body keeps its status with code `HTTP_<status>`.
  */
-export class PushApiError extends SearchError {
+export class PushApiError extends SearchError<string> {
   /** HTTP status; 0 when no answer came. */
   readonly status: number;
   /** Seconds the server asked to wait (`Retry-After`), when it did. */

@@ -65,6 +65,7 @@ const STATUS_BY_CODE = {
   METADATA_TOO_MANY_VALUES: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   // Too many failed logins for a user or from an address (the route adds Retry-After).
+  MERGE_BUSY: 409,
   LOGIN_RATE_LIMITED: 429,
   INDEX_CORRUPT: 500,
   COMMIT_FAILED: 500,
@@ -114,6 +115,11 @@ const STATUS_BY_CODE = {
   RANGE_NOT_SATISFIABLE: 416,
   // The journal could not make the change durable (disk full, I/O error): nothing was stored.
   JOURNAL_WRITE_FAILED: 507,
+  // Never answered by the server: the command line's load source and the client library's
+  // own failures (no answer, an answer that is not what the API documents).
+  LOAD_SOURCE_INVALID: 400,
+  CONNECTION_FAILED: 502,
+  RESPONSE_INVALID: 502,
 } as const satisfies Record<string, number>;
 
 /** A documented error code. */

@@ -2,6 +2,7 @@ import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CollectionManager } from '../../collection/collection-manager.js';
 import { SearchError } from '../../errors.js';
+import { isErrorCode, type ErrorCode } from '../error-status.js';
 import type { Explanation } from '../../query/explain-query.js';
 import { tierOf } from '../../query/explain-query.js';
 import { SearchService } from '../../search/search-service.js';
@@ -884,8 +885,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         'GET',
         `/admin-api/v1/collections/${encodeURIComponent(collection)}/config`,
       );
-      if (answer.status >= 300)
-        throw new SearchError(text(answer.body.error, 'PARAMETER_INVALID'), text(answer.body.message));
+      if (answer.status >= 300) throw new SearchError(apiCode(answer.body.error), text(answer.body.message));
       return configPage(request, reply, collection, answer.body.files as Record<string, string | null>);
     },
   );
@@ -901,7 +901,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         `/admin-api/v1/collections/${encodeURIComponent(collection)}/config`,
       );
       if (current.status >= 300)
-        throw new SearchError(text(current.body.error, 'PARAMETER_INVALID'), text(current.body.message));
+        throw new SearchError(apiCode(current.body.error), text(current.body.message));
       const before = current.body.files as Record<string, string | null>;
       const files: Record<string, string> = {};
       for (const file of CONFIG_FILES) {
@@ -1286,4 +1286,9 @@ function text(value: unknown, fallback = ''): string {
     : typeof value === 'number' || typeof value === 'boolean'
       ? `${value}`
       : JSON.stringify(value);
+}
+
+/** The code of an API error answer, to throw again here (PARAMETER_INVALID when it has none). */
+function apiCode(code: unknown): ErrorCode {
+  return typeof code === 'string' && isErrorCode(code) ? code : 'PARAMETER_INVALID';
 }

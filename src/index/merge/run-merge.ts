@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { SearchError } from '../../errors.js';
+import { SearchError, type ErrorCode } from '../../errors.js';
 import type { GenerationMeta } from '../generation/generation-files.js';
 import { mergeGenerations, type MergeInput } from '../generation/merge-generations.js';
 import { endWorker } from '../end-worker.js';
@@ -48,7 +48,7 @@ export async function runMerge(
     worker.once('exit', () => signal?.removeEventListener('abort', abort));
     worker.once(
       'message',
-      (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: string }) => {
+      (message: { ok: boolean; meta?: GenerationMeta; message?: string; code?: ErrorCode }) => {
         // After an abort the answer (stopped, or finished just before) is not wanted: the abort settles at exit.
         if (settled) return;
         settled = true;
