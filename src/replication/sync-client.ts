@@ -6,8 +6,8 @@ import { signSyncRequest } from './sync-signature.js';
 /** Path prefix of the master side of replication (served by every server). */
 export const REPLICATION_PREFIX = '/replication/v1';
 
-/** An error answered by the master (its code and message), or a transport failure. */
-export class SyncRequestError extends SearchError {
+/** An error answered by the master (its code and message, which may be one this build lacks), or a transport failure. */
+export class SyncRequestError extends SearchError<string> {
   constructor(
     code: string,
     message: string,
