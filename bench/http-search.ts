@@ -28,7 +28,7 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR]
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,6 +46,7 @@ import { sqliteUnavailable } from './lib/sqlite-available.js';
 import { formatMs, median, percentile, printTable, type TableRow } from './lib/measure.js';
 import { MIXED_QUERIES } from './lib/query-set.js';
 import { ServerProcess } from './lib/server-process.js';
+import { rfcHome } from './lib/rfc-home.js';
 import {
   corpusAvailable,
   corpusMissingMessage,
@@ -72,10 +73,6 @@ const PASSWORD = 'bench-password-1';
 const TOP = 10;
 /** What our search counts exactly (`EXACT_COUNT_LIMIT`), and FTS5 is asked to count as far. */
 const COUNT_UP_TO = 10_000;
-/** Pages committed together while building (the default auto-commit's size is 10,000). */
-const BUILD_COMMIT_EVERY = 25_000;
-/** Requests in flight while building. */
-const BUILD_CONCURRENCY = 32;
 /** The C++ server of the issue, its own protocol, ids only, the same machine and corpus. */
 const REFERENCE = { p50: 0.5, p90: 1.8, p99: 11.9, qps1: 755, qps8: 1491, p50At8: 2.1 };
 
@@ -123,46 +120,8 @@ interface Built {
 }
 
 async function build(home: string): Promise<Built> {
-  rmSync(home, { recursive: true, force: true });
-  mkdirSync(home, { recursive: true });
-  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
-  manager.create(COLLECTION, 'push');
-  appendFileSync(
-    join(home, 'conf', COLLECTION, 'collection.cfg'),
-    'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n',
-  );
-  const collection = manager.collection(COLLECTION);
-  const started = performance.now();
-  let pages = 0;
-  let inFlight = new Set<Promise<unknown>>();
-  for await (const batch of readRfcCorpusBatches(pagesWanted === undefined ? {} : { limit: pagesWanted })) {
-    for (const page of batch) {
-      const put = collection.putDocument({
-        key: page.key,
-        content: Buffer.from(
-          `<!doctype html><html><head><title>${escapeHtml(page.title)}</title></head>` +
-            `<body><pre>${escapeHtml(page.text)}</pre></body></html>`,
-        ),
-        contentType: 'text/html; charset=utf-8',
-        metadata: {},
-      });
-      inFlight.add(put);
-      void put.finally(() => inFlight.delete(put));
-      if (inFlight.size >= BUILD_CONCURRENCY) await Promise.race(inFlight);
-      if (++pages % BUILD_COMMIT_EVERY === 0) {
-        await Promise.all(inFlight);
-        inFlight = new Set();
-        await collection.commit(true);
-        const seconds = (performance.now() - started) / 1000;
-        console.log(`  ${pages} pages in ${seconds.toFixed(0)} s`);
-      }
-    }
-  }
-  await Promise.all(inFlight);
-  await collection.commit(true);
-  await collection.quiesce();
-  await manager.closeAll();
-  console.log(`  collection: ${pages} pages in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  // The collection as the other search benchmarks build it; the FTS5 database beside it.
+  const { pages } = await rfcHome(home, COLLECTION, pagesWanted, true);
   let fts5 = false;
   const unavailable = sqliteUnavailable();
   if (unavailable !== undefined) console.log(`  fts5: skipped (${unavailable})`);
@@ -184,10 +143,6 @@ async function build(home: string): Promise<Built> {
   const built = { pages, fts5 };
   writeFileSync(join(home, 'http-search-built.json'), JSON.stringify(built));
   return built;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 // ---------------------------------------------------------------------------------------
