@@ -1,13 +1,13 @@
-// A type-only edge: the codes are the keys of the status table, so a code missing from it
+// The codes are the keys of the status table, so a code missing from it
 // fails to compile.
-import type { ErrorCode } from './http/error-status.js';
+import type { ErrorCode } from './error-status.js';
 
 export type { ErrorCode };
 
 /**
  * The one base error of the project. Every error a user can see carries a stable,
  * upper-case `code` (documented, never renamed) and a message that says what to fix.
- * The HTTP status for each code is decided in one place: `src/http/error-status.ts`, whose
+ * The HTTP status for each code is decided in one place: `src/error-status.ts`, whose
  * keys are the type of `code` (`Code` is wider only for the client's {@link PushApiError}-like
  * errors, which carry codes a newer server may send).
  */

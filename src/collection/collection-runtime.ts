@@ -14,8 +14,8 @@ import type { ManifestMarker } from './manifest-marker.js';
 import type { PushLog } from './push-log.js';
 import type { SearchHome } from './search-home.js';
 // Evidence (anchor text, clicks) lives with the search side but is kept per collection; see CollectionEvidence.
-import { CollectionEvidence } from '../search/evidence/collection-evidence.js';
-import { evidenceOptionsFrom } from '../search/evidence/evidence-options.js';
+import { CollectionEvidence } from './evidence/collection-evidence.js';
+import { evidenceOptionsFrom } from './evidence/evidence-options.js';
 import { changeFromStored } from './stored-document.js';
 
 /** Opens a collection's journal: the file journal in its folder, or another {@link Journal}. */

@@ -21,7 +21,7 @@ export type PushedDocument = Omit<Extract<ChangeRecord, { op: 'put' }>, 'op'>;
 
 /**
  * Ranking evidence about a document that comes from elsewhere (links from other documents,
- * clicks of users), kept by the evidence store (`src/search/evidence/`), not in the pushed
+ * clicks of users), kept by the evidence store (`src/collection/evidence/`), not in the pushed
  * content. The mapper adds it as it is: fields (anchor text `k`, click queries `K`),
  * numbers (`$clicks`) and stored values (the evidence fingerprint).
  */

@@ -24,7 +24,7 @@ import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
 import { validateName, type SearchHome } from './search-home.js';
 import { changeFromStored, documentView, type DocumentView } from './stored-document.js';
 import { recordedSchemaOf, sameSchema, SCHEMA_USER_DATA, indexSchemaFor } from './index-schema.js';
-import type { ClickProcessing, EvidenceUpdate } from '../search/evidence/collection-evidence.js';
+import type { ClickProcessing, EvidenceUpdate } from './evidence/collection-evidence.js';
 
 export type { DocumentView } from './stored-document.js';
 export type { SnapshotListing } from './collection-snapshots.js';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { statusForCode } from './error-status.js';
+import { statusForCode } from '../error-status.js';
 
 /** Node's parser errors (and its request timeout) → our code and a message that says what to fix. */
 const PARSER_ERRORS: Readonly<Record<string, { code: string; message: string }>> = {

@@ -1,6 +1,6 @@
 import { SearchError } from '../errors.js';
 import { UPGRADE_RETRY_AFTER_SECONDS } from '../collection/collection-manager.js';
-import { statusForCode } from './error-status.js';
+import { statusForCode } from '../error-status.js';
 
 /** The JSON body of every error answer. */
 export interface ErrorBody {

@@ -4,7 +4,7 @@ import { collectionTypeOf, metaMembersOf } from '../collection/collection-settin
 import { gscopeIdProblem } from '../collection/config/gscopes.js';
 import { validateName } from '../collection/search-home.js';
 import { SearchError } from '../errors.js';
-import { appendClick } from '../search/click-log.js';
+import { appendClick } from '../collection/evidence/click-log.js';
 import {
   facetDefinitions,
   SearchService,

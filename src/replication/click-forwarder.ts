@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SearchError } from '../errors.js';
 import { readText, type SyncClient } from './sync-client.js';
 
-/** The click log's file name (see `src/search/click-log.ts`, whose format this moves unchanged). */
+/** The click log's file name (see `src/collection/evidence/click-log.ts`, whose format this moves unchanged). */
 const CLICK_LOG = 'clicks.log';
 /** Click log files renamed away from `clicks.log`, waiting to be handed to the master. */
 const OUTBOX = 'outbox';

@@ -18,7 +18,7 @@ import { parseQuery, type ParsedQuery } from '../query/parser/parse-query.js';
 import type { Query } from '../query/query-tree.js';
 import type { ScoringOptionsInput } from '../query/scoring-options.js';
 import { BudgetExhausted, WorkBudget } from '../query/work-budget.js';
-import { CLICK_FIELD, CLICK_SCORE_FIELD } from './click-evidence.js';
+import { CLICK_FIELD, CLICK_SCORE_FIELD } from '../collection/evidence/click-evidence.js';
 import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 import { suggestSpelling } from './spelling.js';
 import { buildSummary } from './summary.js';

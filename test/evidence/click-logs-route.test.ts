@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { appendClick } from '../../src/search/click-log.js';
+import { appendClick } from '../../src/collection/evidence/click-log.js';
 import { commit, putDocument, route, testApp, VERSIONS, type TestApp } from '../http/helpers.js';
 
 // `POST /push-api/{v1,v2}/collections/{c}/click-logs`: processes the logs now and says what it did.

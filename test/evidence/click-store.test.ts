@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ClickStore, normalizeClickQuery } from '../../src/search/evidence/click-store.js';
-import { parseClickLine } from '../../src/search/evidence/click-log-files.js';
-import { quantizeClickScore } from '../../src/search/evidence/collection-evidence.js';
+import { ClickStore, normalizeClickQuery } from '../../src/collection/evidence/click-store.js';
+import { parseClickLine } from '../../src/collection/evidence/click-log-files.js';
+import { quantizeClickScore } from '../../src/collection/evidence/collection-evidence.js';
 import {
   EvidenceFileError,
   readEvidenceFile,
   writeEvidenceFile,
-} from '../../src/search/evidence/evidence-file.js';
+} from '../../src/collection/evidence/evidence-file.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2024-05-01T00:00:00Z');

@@ -6,7 +6,7 @@ import { CollectionManager } from '../../src/collection/collection-manager.js';
 import type { PushCollection } from '../../src/collection/push-collection.js';
 import { silentPushLog, type PushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { clickLogFile, type ClickRecord } from '../../src/search/click-log.js';
+import { clickLogFile, type ClickRecord } from '../../src/collection/evidence/click-log.js';
 import { SearchService, type SearchResult } from '../../src/search/search-service.js';
 
 export interface EvidenceHome {

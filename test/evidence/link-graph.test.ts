@@ -5,8 +5,8 @@ import {
   anchorFieldValues,
   linksOfStored,
   MAX_ANCHOR_REPEAT,
-} from '../../src/search/evidence/anchor-text.js';
-import { LinkGraph, MAX_REDIRECT_HOPS, type GraphLink } from '../../src/search/evidence/link-graph.js';
+} from '../../src/collection/evidence/anchor-text.js';
+import { LinkGraph, MAX_REDIRECT_HOPS, type GraphLink } from '../../src/collection/evidence/link-graph.js';
 
 const texts = (graph: LinkGraph, target: string) =>
   graph

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { SearchError } from '../../src/errors.js';
-import { statusForCode } from '../../src/http/error-status.js';
+import { statusForCode } from '../../src/error-status.js';
 import { replicationRoutes, type ReplicationRoutesOptions } from '../../src/http/replication-routes.js';
 import { REPLICATION_PREFIX } from '../../src/replication/sync-client.js';
 import type { ReplicaIndex } from '../../src/replication/replica-index.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/http/build-app.js';
-import { appendClick, clickLogFile } from '../../src/search/click-log.js';
+import { appendClick, clickLogFile } from '../../src/collection/evidence/click-log.js';
 import { TEST_SECURITY, tempHome, testApp, type TestApp } from '../http/helpers.js';
 import { clickLines, pushAndCommit, searchJson } from './helpers.js';
 

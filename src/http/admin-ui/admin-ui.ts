@@ -2,7 +2,7 @@ import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CollectionManager } from '../../collection/collection-manager.js';
 import { SearchError } from '../../errors.js';
-import { isErrorCode, type ErrorCode } from '../error-status.js';
+import { isErrorCode, type ErrorCode } from '../../error-status.js';
 import type { Explanation } from '../../query/explain-query.js';
 import { tierOf } from '../../query/explain-query.js';
 import { SearchService } from '../../search/search-service.js';

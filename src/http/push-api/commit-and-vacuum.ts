@@ -81,7 +81,7 @@ export const CLICK_LOGS_RESPONSE = {
 
 /**
  * Commit (staged changes become searchable), vacuum (MERGE or RE_INDEX) and click-log
- * processing (ranking evidence; see src/search/evidence/collection-evidence.ts).
+ * processing (ranking evidence; see src/collection/evidence/collection-evidence.ts).
  */
 export function commitAndVacuumRoutes(app: PushApp, manager: CollectionManager): void {
   app.post(

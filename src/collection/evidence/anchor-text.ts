@@ -1,5 +1,5 @@
 import type { GraphLink, InboundAnchor } from './link-graph.js';
-import { canonicalizeKey } from '../../collection/key.js';
+import { canonicalizeKey } from '../key.js';
 
 /** Distinct anchor texts kept per target (the most frequent first). */
 export const MAX_ANCHOR_TEXTS = 100;

@@ -11,7 +11,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { CLICK_LOG_FILE, type ClickRecord } from '../click-log.js';
+import { CLICK_LOG_FILE, type ClickRecord } from './click-log.js';
 
 /** One click read from a log, validated. */
 export interface LoggedClick {
@@ -38,7 +38,7 @@ const ROTATED = /^clicks-(\d{15})-[0-9a-f]{8}\.log$/;
 /**
  * The files of a collection's click log folder (`data/{collection}/clicks/`):
  *
- * - `clicks.log`: where `/s/redirect` appends (format: `src/search/click-log.ts`);
+ * - `clicks.log`: where `/s/redirect` appends (format: `src/collection/evidence/click-log.ts`);
  * - `pending/clicks-<ms>-<random>.log`: logs rotated out for processing (the rename is atomic,
  *   and the next click creates a new `clicks.log`);
  * - `processed/`: logs whose clicks are counted, kept for a retention period so that the

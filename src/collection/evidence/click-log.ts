@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SearchHome } from '../collection/search-home.js';
+import { SearchHome } from '../search-home.js';
 
 /**
  * The click log: one line per click on a search result, written by `GET /s/redirect` and

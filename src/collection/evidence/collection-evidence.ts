@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DocumentEvidence } from '../../collection/document-mapper.js';
-import { canonicalizeKey } from '../../collection/key.js';
-import type { PushLog } from '../../collection/push-log.js';
-import { STORED } from '../../collection/stored-fields.js';
+import type { DocumentEvidence } from '../document-mapper.js';
+import { canonicalizeKey } from '../key.js';
+import type { PushLog } from '../push-log.js';
+import { STORED } from '../stored-fields.js';
 import type { StoredRecord } from '../../index/document.js';
 import type { Searcher } from '../../index/searcher.js';
-import { ANCHOR_FIELD, CLICK_FIELD, CLICK_SCORE_FIELD, EVIDENCE_STORED_FIELD } from '../click-evidence.js';
+import { ANCHOR_FIELD, CLICK_FIELD, CLICK_SCORE_FIELD, EVIDENCE_STORED_FIELD } from './click-evidence.js';
 import { anchorFieldValues, linksOfStored } from './anchor-text.js';
 import { ClickLogFiles } from './click-log-files.js';
 import { ClickStore, normalizeClickQuery, type ClickStoreData } from './click-store.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_CLICK_HALF_LIFE_DAYS } from '../click-evidence.js';
+import { DEFAULT_CLICK_HALF_LIFE_DAYS } from './click-evidence.js';
 
 /** When and how evidence is processed (resolved; see {@link evidenceOptionsFrom}). */
 export interface EvidenceOptions {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ERROR_CODES, isErrorCode, statusForCode } from '../../src/http/error-status.js';
+import { ERROR_CODES, isErrorCode, statusForCode } from '../src/error-status.js';
 
 describe('statusForCode', () => {
   it('answers the statuses of the API contract', () => {

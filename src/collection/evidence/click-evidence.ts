@@ -1,5 +1,5 @@
 /**
- * Names shared by evidence processing (`src/search/evidence/`), the document mapper and
+ * Names shared by evidence processing (`src/collection/evidence/`), the document mapper and
  * ranking. Clicks become evidence in two ways: the queries that led to clicks on a result
  * are indexed into its `K` class (so it rises for those queries), and their decayed total is
  * a query-independent boost (`$clicks`). Anchor text of links pointing at a document is
