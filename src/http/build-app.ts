@@ -35,6 +35,7 @@ import { landingPageRoutes } from './landing-page.js';
 import { installMetrics, readMetricsPublic } from './metrics.js';
 import { pushApi, type PushAuthenticator } from './push-api/push-api.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
+import { installSecurityHeaders } from './security-headers.js';
 import { SearchService } from '../search/search-service.js';
 import type { SearchPoolEvent } from '../search/threads/search-thread-pool.js';
 
@@ -233,6 +234,8 @@ async function buildOnLockedHome(
   });
   app.addHook('onClose', () => searchService.close());
 
+  // Before every route (and the 404 handler's answers): nosniff, frame and referrer policies.
+  await installSecurityHeaders(app);
   // Before every documented route: the OpenAPI document collects routes as they are registered.
   await registerOpenApi(app);
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.

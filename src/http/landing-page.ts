@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_CSP, html } from './admin-ui/html.js';
+import { pageHeaders } from './security-headers.js';
 
 /** Where a new user goes from `/`: the pages the landing page links, and `serve` prints at start. */
 export const START_PAGES = Object.freeze({
@@ -54,12 +55,7 @@ export function landingPageRoutes(app: FastifyInstance): void {
       </body>
     </html> `.value;
 
-  app.get('/', async (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', ADMIN_CSP)
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
-      .send(page),
+  app.get('/', { helmet: pageHeaders(ADMIN_CSP, 'same-origin') }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(page),
   );
 }

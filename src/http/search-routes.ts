@@ -19,6 +19,7 @@ import { errorReply } from './error-reply.js';
 import { renderErrorPage } from './search-page/error-page.js';
 import { PAGE_STYLE_SOURCE } from './search-page/page-layout.js';
 import { renderResultsPage } from './search-page/results-page.js';
+import { pageHeaders } from './security-headers.js';
 
 /**
  * Decides whether a request may search a collection that is not public
@@ -197,6 +198,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
     '/search.html',
     {
       ...DOCUMENTED_QUERYSTRING,
+      helmet: SEARCH_PAGE_HEADERS,
       schema: {
         tags: TAGS,
         summary: 'Search results page (HTML)',
@@ -233,6 +235,8 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
     '/redirect',
     {
       ...DOCUMENTED_QUERYSTRING,
+      // The site followed to learns our origin (where its visitors come from), not the query.
+      helmet: { referrerPolicy: { policy: 'strict-origin-when-cross-origin' } },
       schema: {
         tags: TAGS,
         summary: 'Log a click on a result and redirect to it',
@@ -271,9 +275,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
           ip: request.ip,
         });
       }
-      void reply
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'strict-origin-when-cross-origin');
+      void reply.header('cache-control', 'no-store');
       return reply.code(302).header('location', locationHeader(url)).send();
     },
   );
@@ -476,16 +478,13 @@ function locationHeader(url: string): string {
 /**
  * The page loads nothing (no script, no image, no font) and its only style is its own inline
  * stylesheet, allowed by hash: the policy says so, so that a bug in escaping could not run
- * or load anything either.
+ * or load anything either. A result followed from it tells the site only our origin.
  */
+const SEARCH_PAGE_HEADERS = pageHeaders(
+  `default-src 'none'; style-src ${PAGE_STYLE_SOURCE}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+  'strict-origin-when-cross-origin',
+);
+
 function htmlHeaders(reply: FastifyReply): void {
-  void reply
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'strict-origin-when-cross-origin')
-    .header(
-      'content-security-policy',
-      `default-src 'none'; style-src ${PAGE_STYLE_SOURCE}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
-    );
+  void reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
 }

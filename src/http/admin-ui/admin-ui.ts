@@ -8,6 +8,7 @@ import { tierOf } from '../../query/explain-query.js';
 import { SearchService } from '../../search/search-service.js';
 import { ADMIN_PERMISSION, PERMISSIONS } from '../../security/permissions.js';
 import { errorReply } from '../error-reply.js';
+import { pageHeaders, usePageHeaders } from '../security-headers.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { ADMIN_CSS, ADMIN_SCRIPT, ASSET_PATH, FAVICON_SVG, uplotAssets } from './admin-assets.js';
 import {
@@ -75,6 +76,8 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   app.addHook('onClose', async () => history?.stop());
 
   await app.register(fastifyCookie);
+  // The admin policy (security-headers.ts sets the other headers) for every page and asset below.
+  usePageHeaders(app, pageHeaders(ADMIN_CSP, 'same-origin'));
 
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -90,12 +93,10 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
   );
 
   app.addHook('onSend', async (_request, reply, payload) => {
-    void reply
-      .header('content-security-policy', ADMIN_CSP)
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'same-origin')
-      .header('cache-control', reply.getHeader('x-asset') === 'true' ? 'public, max-age=3600' : 'no-store');
+    void reply.header(
+      'cache-control',
+      reply.getHeader('x-asset') === 'true' ? 'public, max-age=3600' : 'no-store',
+    );
     reply.removeHeader('x-asset');
     return payload;
   });

@@ -1,0 +1,78 @@
+/**
+ * Issue #22 item 14 through the real server: every answer, JSON and errors included, carries
+ * `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a policy (helmet's headers);
+ * API answers load nothing, while the pages keep the policy they need (the search page's
+ * style hash, the admin UI's own origin).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startServer, type RunningServer } from '../../src/http/server.js';
+import { PAGE_STYLE_SOURCE } from '../../src/http/search-page/page-layout.js';
+import { ADMIN_AUTH, TEST_SECURITY, tempHome } from './helpers.js';
+
+describe('security headers', () => {
+  let server: RunningServer;
+  let cleanup: () => void;
+
+  before(async () => {
+    const temp = tempHome();
+    cleanup = temp.cleanup;
+    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
+    server.manager.create('docs', 'push');
+  });
+
+  after(async () => {
+    await server.close();
+    cleanup();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
+
+  it('JSON answers and errors are never sniffed, framed or allowed to load anything', async () => {
+    const answers = {
+      search: await get('/s/search.json?collection=docs&query=x'),
+      searchError: await get('/s/search.json?collection=nope'),
+      ready: await get('/ready'),
+      health: await get('/health'),
+      metrics: await get('/metrics'),
+      notFound: await get('/no/such/route'),
+      unauthenticated: await get('/push-api/v1/collections/docs/state'),
+      pushError: await get('/push-api/v1/collections/docs/documents?key=nokey', {
+        authorization: ADMIN_AUTH,
+      }),
+      admin: await get('/admin-api/v1/collections', { authorization: ADMIN_AUTH }),
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      await answer.arrayBuffer();
+      assert.equal(answer.headers.get('x-content-type-options'), 'nosniff', name);
+      assert.equal(answer.headers.get('x-frame-options'), 'DENY', name);
+      assert.match(String(answer.headers.get('content-security-policy')), /^default-src 'none'/, name);
+      assert.equal(answer.headers.get('referrer-policy'), 'no-referrer', name);
+      assert.equal(answer.headers.get('strict-transport-security'), null, `${name}: HSTS is the operator's`);
+    }
+    assert.equal(answers.searchError.status, 404);
+    assert.equal(answers.unauthenticated.status, 401);
+  });
+
+  it('pages keep the policies they need: the search page its style hash, the admin UI and landing page their own origin', async () => {
+    const page = await get('/s/search.html?collection=docs&query=x');
+    assert.equal(page.status, 200, await page.text());
+    const pageCsp = String(page.headers.get('content-security-policy'));
+    assert.ok(pageCsp.includes(`style-src ${PAGE_STYLE_SOURCE}`), pageCsp);
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(page.headers.get('referrer-policy'), 'strict-origin-when-cross-origin');
+
+    for (const path of ['/', '/search/admin/login']) {
+      const answer = await get(path);
+      await answer.arrayBuffer();
+      assert.equal(answer.status, 200, path);
+      const csp = String(answer.headers.get('content-security-policy'));
+      assert.match(csp, /script-src 'self'/, path);
+      assert.match(csp, /frame-ancestors 'none'/, path);
+      assert.equal(answer.headers.get('x-content-type-options'), 'nosniff', path);
+      assert.equal(answer.headers.get('x-frame-options'), 'DENY', path);
+      assert.equal(answer.headers.get('referrer-policy'), 'same-origin', path);
+    }
+  });
+});
