@@ -34,7 +34,8 @@ export const UPGRADE_RETRY_AFTER_SECONDS = 60;
  * names in any case and HTML `<meta name>` tags.
  */
 export const DEFAULT_METAMAP = `# Default mapping: class,type,source (type 0: metadata only, 1: also searchable as content).
-# Sources are pushed metadata names (X-Service-Push-Metadata-{name}, any case) or HTML <meta name>.
+# Sources: metadata names (pushed X-Service-Push-Metadata-{name}, any case, or HTML <meta name>),
+# or <element> for the text of each HTML element of that name (e.g. t,1,<h1>).
 # Changes apply to new pushes; vacuum RE_INDEX applies them to stored documents.
 t,0,title
 t,0,dc.title

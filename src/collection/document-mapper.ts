@@ -54,8 +54,16 @@ export function mapDocument(
   for (const mapping of settings.metamap.classes.values()) {
     types.set(mapping.className, mapping.type);
     for (const source of mapping.sources) {
-      if (source.kind === 'metadata') add(mapping.className, pushedValues(doc.metadata, source.name));
-      else add(mapping.className, filtered.metadata[`<${source.name.toLowerCase()}>`] ?? []);
+      if (source.kind === 'html-element') {
+        add(mapping.className, filtered.elements?.[source.name] ?? []);
+        continue;
+      }
+      // A plain name is pushed metadata and the content's <meta name> of that name; a value
+      // the push already gave is not added twice.
+      const pushed = pushedValues(doc.metadata, source.name);
+      add(mapping.className, pushed);
+      const meta = filtered.metadata[`<${source.name.toLowerCase()}>`] ?? [];
+      add(mapping.className, pushed.length === 0 ? meta : meta.filter((v) => !pushed.includes(v)));
     }
   }
   if (settings.xml !== undefined) {

@@ -17,6 +17,7 @@ import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper
 import { appendGenerationLog } from './generation-logs.js';
 import { extractBinary } from './filters/binary/extract-binary.js';
 import { runFilterChain } from './filters/filter-chain.js';
+import { htmlElementsOf } from './config/metamap.js';
 import { canonicalizeKey } from './key.js';
 import { ManifestMarker } from './manifest-marker.js';
 import type { PushLog } from './push-log.js';
@@ -378,19 +379,27 @@ export class PushCollection {
         ...(change.extracted !== undefined ? { extracted: change.extracted } : {}),
       },
       change.filters ?? settings.config.filterClasses,
-      xml === undefined
-        ? undefined
-        : {
-            mappings: [
-              ...[...xml.classes.values()].flatMap((m) =>
-                m.paths.map((path) => ({ className: m.className, type: m.type, xpath: path.source })),
-              ),
-              // Collected like a class, read by the mapper as the result's file type.
-              ...xml.docFileType.map((path) => ({ className: 'docfiletype', type: 0, xpath: path.source })),
-            ],
-            ...(xml.docUrl[0] !== undefined ? { docUrlXpath: xml.docUrl[0].source } : {}),
-          },
-      (filter, reason) => this.noteSkippedFilter(filter, reason),
+      {
+        xmlConfig:
+          xml === undefined
+            ? undefined
+            : {
+                mappings: [
+                  ...[...xml.classes.values()].flatMap((m) =>
+                    m.paths.map((path) => ({ className: m.className, type: m.type, xpath: path.source })),
+                  ),
+                  // Collected like a class, read by the mapper as the result's file type.
+                  ...xml.docFileType.map((path) => ({
+                    className: 'docfiletype',
+                    type: 0,
+                    xpath: path.source,
+                  })),
+                ],
+                ...(xml.docUrl[0] !== undefined ? { docUrlXpath: xml.docUrl[0].source } : {}),
+              },
+        htmlElements: htmlElementsOf(settings.metamap),
+        onSkipped: (filter, reason) => this.noteSkippedFilter(filter, reason),
+      },
     );
     // Every put consults the evidence store: a document pushed again keeps its anchor text and clicks.
     return mapDocument(pushed, filtered, settings, runtime.evidence.documentEvidence(change.key));

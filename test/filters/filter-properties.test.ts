@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SearchError } from '../../src/errors.js';
 import { runFilterChain } from '../../src/collection/filters/filter-chain.js';
-import { MAX_LINKS, type FilteredDocument } from '../../src/collection/filters/filtered-document.js';
+import {
+  MAX_ELEMENT_CHARS,
+  MAX_ELEMENT_VALUES,
+  MAX_LINKS,
+  type FilteredDocument,
+} from '../../src/collection/filters/filtered-document.js';
 import type { XmlConfigLike } from '../../src/collection/filters/xml-config-like.js';
 
 const CONTENT_TYPES = [
@@ -156,6 +161,10 @@ function assertWellFormed(doc: FilteredDocument): void {
     assert.ok(Array.isArray(values) && values.length > 0, name);
     for (const v of values) assert.equal(typeof v, 'string');
   }
+  for (const [name, values] of Object.entries(doc.elements ?? {})) {
+    assert.ok(values.length > 0 && values.length <= MAX_ELEMENT_VALUES, name);
+    for (const v of values) assert.ok(v.length > 0 && v.length <= MAX_ELEMENT_CHARS && v.trim() === v, name);
+  }
   assert.ok(doc.links.length <= MAX_LINKS);
   for (const link of doc.links) {
     const url = new URL(link.href);
@@ -174,7 +183,7 @@ describe('filters on arbitrary input', () => {
           doc = runFilterChain(
             { key: 'http://example.com/d/e.html', content: bytes, contentType, metadata: {} },
             filters,
-            XML_CONFIG,
+            { xmlConfig: XML_CONFIG, htmlElements: new Set(['h1', 'div', 'title', 'p']) },
           );
         } catch (e) {
           assert.ok(e instanceof SearchError, `not a SearchError: ${String(e)}`);

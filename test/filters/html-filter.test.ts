@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_LINKS } from '../../src/collection/filters/filtered-document.js';
+import {
+  MAX_ELEMENT_CHARS,
+  MAX_ELEMENT_VALUES,
+  MAX_LINKS,
+} from '../../src/collection/filters/filtered-document.js';
 import { runFilters } from './run-filter.js';
 
 const html = (s: string, key?: string) => runFilters(s, 'text/html', key === undefined ? {} : { key });
@@ -84,6 +88,42 @@ describe('HTML filter: meta tags', () => {
       '<keywords>': ['a, b'],
       '<og:title>': ['OG title'],
     });
+  });
+});
+
+describe('HTML filter: text of mapped elements (metamap.cfg <h1> sources)', () => {
+  const elements = (s: string, names: string[]) =>
+    runFilters(s, 'text/html', { htmlElements: new Set(names) }).elements;
+
+  it('gives one value per element, in document order, with the visible text of its children', () => {
+    const page =
+      '<title> The  page </title><h1>Main <em>title</em></h1><p>intro</p>' +
+      '<h2>First<br>part</h2><h2>  </h2><h2>Second <script>x()</script>part</h2>';
+    assert.deepEqual(elements(page, ['h1', 'h2', 'title', 'h3']), {
+      h1: ['Main title'],
+      h2: ['First part', 'Second part'],
+      title: ['The page'],
+    });
+  });
+
+  it('collects only the elements asked for, and none when none are asked for', () => {
+    assert.deepEqual(elements('<h1>a</h1><h2>b</h2>', ['h2']), { h2: ['b'] });
+    assert.equal(elements('<h1>a</h1>', []), undefined);
+    assert.equal(elements('<p>no heading</p>', ['h1']), undefined);
+  });
+
+  it('an element inside one of the same name is part of the outer value', () => {
+    assert.deepEqual(elements('<div>outer <div>inner</div> tail</div><div>next</div>', ['div']), {
+      div: ['outer inner tail', 'next'],
+    });
+  });
+
+  it(`keeps at most ${MAX_ELEMENT_VALUES} values a name, each cut at ${MAX_ELEMENT_CHARS} characters`, () => {
+    const many = elements('<li>x</li>'.repeat(MAX_ELEMENT_VALUES + 10), ['li']);
+    assert.equal(many?.li?.length, MAX_ELEMENT_VALUES);
+    const long = elements(`<p>${'word '.repeat(5000)}</p>`, ['p']);
+    assert.ok(long?.p?.[0] !== undefined && long.p[0].length <= MAX_ELEMENT_CHARS);
+    assert.ok(long.p[0].startsWith('word word'));
   });
 });
 

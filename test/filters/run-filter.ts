@@ -14,6 +14,7 @@ export function runFilters(
   options: {
     chain?: string;
     xmlConfig?: XmlConfigLike;
+    htmlElements?: ReadonlySet<string>;
     key?: string;
     onSkipped?: (filter: string, reason: string) => void;
   } = {},
@@ -22,8 +23,7 @@ export function runFilters(
   return runFilterChain(
     { key: options.key ?? KEY, content: bytes, contentType, metadata: {} },
     options.chain,
-    options.xmlConfig,
-    options.onSkipped,
+    { xmlConfig: options.xmlConfig, htmlElements: options.htmlElements, onSkipped: options.onSkipped },
   );
 }
 

@@ -7,10 +7,11 @@ import { classNameProblem, parseMetadataType, type MetadataType } from './metada
  * format). One mapping a line, `class,type,source`:
  *
  * - `class` and `type`: see `metadata-class.ts` (class rules, reserved and special classes).
- * - `source`: the name of pushed metadata (a header `X-Service-Push-Metadata-{name}` or a
- *   multi-part metadata field), or `<name>` for an HTML `<meta name="name">` tag of the
- *   content, as the API contract says. (The original used `<name>` for HTML elements such as
- *   `<h1>`; the contract chose meta tags.) The source is everything after the second comma.
+ * - `source`: a plain name is metadata of that name: pushed metadata (a header
+ *   `X-Service-Push-Metadata-{name}` or a multi-part metadata field) and an HTML
+ *   `<meta name="name">` (or `property=`) tag of the content. `<name>` is the text of the HTML
+ *   element `name` (`t,1,<h1>`, `s,0,<h2>`), one value per element in document order, as in
+ *   the original. The source is everything after the second comma.
  * - A class may have several sources, one line each; all of them feed the class. The same
  *   source may feed several classes. A class has one type: a second line giving it another
  *   type is an error. A repeated identical line is kept once.
@@ -19,8 +20,11 @@ import { classNameProblem, parseMetadataType, type MetadataType } from './metada
 
 /** Where a class's values come from. */
 export interface MetadataSource {
-  /** `metadata`: pushed metadata of that name; `html-meta`: `<meta name>` in HTML content. */
-  readonly kind: 'metadata' | 'html-meta';
+  /**
+   * `metadata`: pushed metadata of that name and HTML `<meta name>` tags of the content;
+   * `html-element`: the text of each HTML element of that name (lower case) in the content.
+   */
+  readonly kind: 'metadata' | 'html-element';
   readonly name: string;
 }
 
@@ -79,14 +83,22 @@ export function parseMetamap(text: string, fileName = 'metamap.cfg'): Metamap {
   return { classes: result };
 }
 
+/** An HTML element name as the tokenizer reads one: a letter, then letters, digits and `-`. */
+const ELEMENT_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+
 function parseSource(text: string): MetadataSource | string {
-  if (text === '') return 'the source (third field) is empty: give a metadata name or <meta-name>';
+  if (text === '') return 'the source (third field) is empty: give a metadata name or <element>';
   if (text.startsWith('<') || text.endsWith('>')) {
     const name = text.startsWith('<') && text.endsWith('>') ? text.slice(1, -1).trim() : '';
-    if (name === '' || /[<>\s]/.test(name)) {
-      return `the source ${JSON.stringify(text)} is not <name> (an HTML meta tag name in angle brackets)`;
+    if (!ELEMENT_NAME.test(name)) {
+      const plain = name.replace(/[<>\s]/g, '');
+      return (
+        `the source ${JSON.stringify(text)} is not <element> (an HTML element name in angle brackets, ` +
+        `e.g. <h1>)` +
+        (plain === '' ? '' : `; a <meta name="${plain}"> tag is mapped by its plain name: ${plain}`)
+      );
     }
-    return { kind: 'html-meta', name };
+    return { kind: 'html-element', name: name.toLowerCase() };
   }
   return { kind: 'metadata', name: text };
 }
@@ -96,7 +108,7 @@ export function serializeMetamap(metamap: Metamap): string {
   const lines: string[] = [];
   for (const mapping of metamap.classes.values()) {
     for (const source of mapping.sources) {
-      const sourceText = source.kind === 'html-meta' ? `<${source.name}>` : source.name;
+      const sourceText = source.kind === 'html-element' ? `<${source.name}>` : source.name;
       lines.push(`${mapping.className},${mapping.type},${sourceText}`);
     }
   }
@@ -104,6 +116,21 @@ export function serializeMetamap(metamap: Metamap): string {
 }
 
 const indexCache = new WeakMap<Metamap, Map<string, MetadataClassMapping[]>>();
+
+const elementCache = new WeakMap<Metamap, ReadonlySet<string>>();
+
+/** The HTML elements whose text some class maps (`<h1>` sources), lower case; the HTML filter collects only these. */
+export function htmlElementsOf(metamap: Metamap): ReadonlySet<string> {
+  let elements = elementCache.get(metamap);
+  if (elements === undefined) {
+    const names = new Set<string>();
+    for (const mapping of metamap.classes.values())
+      for (const source of mapping.sources) if (source.kind === 'html-element') names.add(source.name);
+    elements = names;
+    elementCache.set(metamap, elements);
+  }
+  return elements;
+}
 
 /**
  * The classes a source feeds. Names compare case-insensitively: HTML meta names are

@@ -2,7 +2,12 @@ import { SearchError } from '../../errors.js';
 import { isHtmlMediaType, isJsonMediaType, isXmlMediaType, parseContentType } from './content-type.js';
 import { decodeContent } from './decode-content.js';
 import { filterFailed } from './filter-failed.js';
-import { MAX_LINKS, type FilteredDocument, type FilterInput } from './filtered-document.js';
+import {
+  MAX_ELEMENT_VALUES,
+  MAX_LINKS,
+  type FilteredDocument,
+  type FilterInput,
+} from './filtered-document.js';
 import { htmlFilter } from './html-filter.js';
 import { jsonFilter } from './json-filter.js';
 import { plainTextFilter } from './plain-text-filter.js';
@@ -120,6 +125,16 @@ export function chooseAutoFilter(mediaType: string, text: string): Exclude<Filte
   return text.slice(0, 8000).includes('\0') ? 'Binary' : 'PlainText';
 }
 
+/** What a collection's configuration tells the filters, and who hears of skipped filters. */
+export interface FilterChainOptions {
+  /** The xml.cfg mappings the XML filter collects. */
+  xmlConfig?: XmlConfigLike | undefined;
+  /** HTML elements whose text metamap.cfg maps (`<h1>` sources), lower case. */
+  htmlElements?: ReadonlySet<string> | undefined;
+  /** Hears of each `Skip` filter passed over (the caller notes it once in push.log). */
+  onSkipped?: ((filter: string, reason: string) => void) | undefined;
+}
+
 /**
  * Runs a pushed document through its filter chain (`chainSpec`: the `filters` parameter or
  * `filter.classes`; undefined or blank means `Auto`), see {@link parseFilterChain}.
@@ -138,16 +153,15 @@ export function chooseAutoFilter(mediaType: string, text: string): Exclude<Filte
  * An explicit `Xml` does not look at the Content-Type (asking for it says the content is
  * XML) but still requires the XML declaration.
  *
- * `onSkipped` hears of each `Skip` filter passed over (the caller notes it once in push.log).
- * Throws only SearchError: FILTER_UNKNOWN for a bad chain, FILTER_FAILED (message naming the
+ * `options.onSkipped` hears of each `Skip` filter passed over. Throws only SearchError: FILTER_UNKNOWN for a bad chain, FILTER_FAILED (message naming the
  * filter and the problem) when a filter cannot read the document.
  */
 export function runFilterChain(
   input: FilterInput,
   chainSpec: string | undefined,
-  xmlConfig?: XmlConfigLike,
-  onSkipped?: (filter: string, reason: string) => void,
+  options: FilterChainOptions = {},
 ): FilteredDocument {
+  const { xmlConfig, htmlElements, onSkipped } = options;
   const steps = parseFilterChain(chainSpec);
   const contentType = parseContentType(input.contentType);
   const first = steps[0]![0]!.kind;
@@ -166,7 +180,7 @@ export function runFilterChain(
   let result: FilteredDocument | undefined;
   let fixTitle = false;
   const run = (filter: Exclude<FilterName, 'Auto'> | 'Binary'): void => {
-    const out = runOne(filter, text, input.key, xmlConfig);
+    const out = runOne(filter, text, input.key, xmlConfig, htmlElements);
     result = result === undefined ? out : merge(result, out);
     text = out.text;
     mediaType = 'text/plain';
@@ -212,13 +226,14 @@ function runOne(
   text: string,
   key: string,
   xmlConfig: XmlConfigLike | undefined,
+  htmlElements: ReadonlySet<string> | undefined,
 ): FilteredDocument {
   try {
     switch (filter) {
       case 'PlainText':
         return plainTextFilter(text);
       case 'Html':
-        return htmlFilter(text, key);
+        return htmlFilter(text, key, htmlElements);
       case 'Xml':
         return xmlFilter(text, xmlConfig);
       case 'Json':
@@ -249,6 +264,12 @@ function merge(before: FilteredDocument, after: FilteredDocument): FilteredDocum
     metadata: Object.fromEntries(metadata),
     links: [...before.links, ...after.links].slice(0, MAX_LINKS),
   };
+  if (before.elements !== undefined || after.elements !== undefined) {
+    const elements = new Map<string, string[]>(Object.entries(before.elements ?? {}));
+    for (const [name, values] of Object.entries(after.elements ?? {}))
+      elements.set(name, [...(elements.get(name) ?? []), ...values].slice(0, MAX_ELEMENT_VALUES));
+    merged.elements = Object.fromEntries(elements);
+  }
   const title = after.title ?? before.title;
   if (title !== undefined) merged.title = title;
   const docUrl = after.docUrl ?? before.docUrl;

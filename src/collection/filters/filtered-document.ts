@@ -29,6 +29,12 @@ export interface FilteredDocument {
   metadata: Record<string, string[]>;
   /** Outgoing links in document order, at most {@link MAX_LINKS}. */
   links: FilteredLink[];
+  /**
+   * The text of the HTML elements the collection maps (metamap.cfg `<h1>` sources): element
+   * name (lower case) → the visible text of each element of that name, in document order
+   * (whitespace collapsed, empty ones left out). Only the names asked for are collected.
+   */
+  elements?: Record<string, string[]>;
   /** The record's own URL from the xml.cfg `docurl` xpath. */
   docUrl?: string;
   /** Language tag of the document (HTML `lang`, XML `xml:lang` of the root). */
@@ -51,6 +57,11 @@ export interface FilterInput {
    */
   extracted?: string;
 }
+
+/** At most this many values are kept per mapped HTML element name (the rest are ignored). */
+export const MAX_ELEMENT_VALUES = 1000;
+/** A mapped HTML element's text is cut at this many characters (a `<div>` may hold a whole page). */
+export const MAX_ELEMENT_CHARS = 4096;
 
 /** At most this many links are kept per document (the rest are ignored). */
 export const MAX_LINKS = 10_000;

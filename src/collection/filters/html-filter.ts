@@ -1,4 +1,10 @@
-import { MAX_LINKS, type FilteredDocument, type FilteredLink } from './filtered-document.js';
+import {
+  MAX_ELEMENT_CHARS,
+  MAX_ELEMENT_VALUES,
+  MAX_LINKS,
+  type FilteredDocument,
+  type FilteredLink,
+} from './filtered-document.js';
 import { parseHtmlEvents } from './html-event-parser.js';
 import { LinkResolver, isIgnorableHref } from './link-resolver.js';
 import { MetadataCollector } from './metadata-collector.js';
@@ -101,6 +107,68 @@ class TitleText {
   }
 }
 
+/**
+ * Collects the visible text of the elements of the names asked for (metamap.cfg `<h1>`
+ * sources). An element inside another of the same name belongs to the outer one's text, so
+ * one element gives one value. Bounded: {@link MAX_ELEMENT_VALUES} values a name, each cut
+ * at {@link MAX_ELEMENT_CHARS}.
+ */
+class ElementTexts {
+  private readonly open = new Map<string, { depth: number; parts: string[]; length: number }>();
+  private readonly values = new Map<string, string[]>();
+
+  constructor(private readonly wanted: ReadonlySet<string>) {}
+
+  opened(name: string): void {
+    if (!this.wanted.has(name)) return;
+    const current = this.open.get(name);
+    if (current !== undefined) current.depth++;
+    else if ((this.values.get(name)?.length ?? 0) < MAX_ELEMENT_VALUES)
+      this.open.set(name, { depth: 1, parts: [], length: 0 });
+  }
+
+  text(data: string): void {
+    for (const current of this.open.values()) {
+      if (current.length >= 2 * MAX_ELEMENT_CHARS) continue;
+      const kept = data.slice(0, 2 * MAX_ELEMENT_CHARS - current.length);
+      current.parts.push(kept);
+      current.length += kept.length;
+    }
+  }
+
+  /** A block boundary inside an open element: words on either side stay apart. */
+  separate(): void {
+    for (const current of this.open.values()) current.parts.push(' ');
+  }
+
+  closed(name: string): void {
+    const current = this.open.get(name);
+    if (current === undefined || --current.depth > 0) return;
+    this.open.delete(name);
+    this.add(name, current.parts.join(''));
+  }
+
+  /** A value found elsewhere (the `<title>`, whose text is not body text). */
+  add(name: string, raw: string): void {
+    let value = collapseWhitespace(raw);
+    if (value === '') return;
+    if (value.length > MAX_ELEMENT_CHARS) value = value.slice(0, MAX_ELEMENT_CHARS).trimEnd();
+    const list = this.values.get(name);
+    if (list === undefined) this.values.set(name, [value]);
+    else if (list.length < MAX_ELEMENT_VALUES) list.push(value);
+  }
+
+  toRecord(): Record<string, string[]> {
+    // Elements still open at the end (the parser closes every element, so none in practice).
+    for (const name of [...this.open.keys()]) {
+      const current = this.open.get(name)!;
+      current.depth = 1;
+      this.closed(name);
+    }
+    return Object.fromEntries(this.values);
+  }
+}
+
 interface RawLink {
   href: string;
   parts: string[];
@@ -109,13 +177,19 @@ interface RawLink {
 
 /**
  * The HTML filter: title (`<title>`, else the first `<h1>`), visible text, `<meta>` tags as
- * `<name>` metadata, links with their text, and the `lang` of `<html>`. The tokenizer
+ * `<name>` metadata, links with their text, the `lang` of `<html>`, and the text of each
+ * element named in `elements` (lower case; metamap.cfg `<h1>` sources). The tokenizer
  * (htmlparser2's) and the tree rules ({@link parseHtmlEvents}) are forgiving, so broken HTML
  * (unclosed tags, stray end tags, `</` inside scripts) gets the reading a browser would give
  * it, and this filter never throws on content. Cost and memory are linear in the page size.
  */
-export function htmlFilter(source: string, key: string): FilteredDocument {
+export function htmlFilter(
+  source: string,
+  key: string,
+  elements: ReadonlySet<string> = new Set(),
+): FilteredDocument {
   const metadata = new MetadataCollector();
+  const elementTexts = elements.size === 0 ? undefined : new ElementTexts(elements);
   const text = new TextAccumulator();
   let hiddenDepth = 0;
   let foreignDepth = 0;
@@ -147,6 +221,7 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
       if (name === 'svg' || name === 'math') foreignDepth++;
       if (PREFORMATTED.has(name)) preDepth++;
       separate(name);
+      elementTexts?.opened(name);
       switch (name) {
         case 'title':
           // No title is body text (SVG/MathML titles are tooltips). The first one outside
@@ -197,6 +272,7 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
         return;
       }
       text.push(data);
+      elementTexts?.text(data);
       if (h1Depth > 0) h1Text?.push(data);
       addLinkText(data);
     },
@@ -205,6 +281,7 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
       if ((name === 'svg' || name === 'math') && foreignDepth > 0) foreignDepth--;
       if (PREFORMATTED.has(name) && preDepth > 0) preDepth--;
       separate(name);
+      elementTexts?.closed(name);
       if (name === 'title' && titleDepth > 0) {
         titleDepth--;
         capturingTitle = false;
@@ -217,6 +294,7 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
     if (BLOCK.has(name)) text.push('\n');
     else if (SPACED.has(name)) text.push(' ');
     else return;
+    elementTexts?.separate();
     addLinkText(' ');
   }
 
@@ -251,6 +329,12 @@ export function htmlFilter(source: string, key: string): FilteredDocument {
     links,
   };
   if (title) doc.title = title;
+  if (elementTexts !== undefined) {
+    // The <title> text is not body text, so it never reached the element collector.
+    if (elements.has('title') && titleText !== undefined) elementTexts.add('title', titleText.toString());
+    const found = elementTexts.toRecord();
+    if (Object.keys(found).length > 0) doc.elements = found;
+  }
   const lang = language ?? contentLanguage;
   if (lang) doc.language = lang;
   return doc;

@@ -7,10 +7,11 @@ describe('parseMetamap', () => {
   const text = [
     '# class,type,source',
     'author,1,Author',
-    'author,1,<dc.creator>',
+    'author,1,dc.creator',
+    'author,1,<H2>',
     'author,1,Author',
     '',
-    't,1,<dc.title>',
+    't,1,<h1>',
     'd,0,published',
     'f,0,format',
     'price,3,Price',
@@ -19,7 +20,7 @@ describe('parseMetamap', () => {
     'csv,0,a,b,c',
   ].join('\n');
 
-  it('groups several sources per class, keeps a repeated line once, and tells meta tags from metadata', () => {
+  it('groups several sources per class, keeps a repeated line once, and tells HTML elements from metadata names', () => {
     const metamap = parseMetamap(text);
     assert.deepEqual([...metamap.classes.keys()], ['author', 't', 'd', 'f', 'price', 'geo', 'FUxNY2', 'csv']);
     assert.deepEqual(metamap.classes.get('author'), {
@@ -27,7 +28,8 @@ describe('parseMetamap', () => {
       type: 1,
       sources: [
         { kind: 'metadata', name: 'Author' },
-        { kind: 'html-meta', name: 'dc.creator' },
+        { kind: 'metadata', name: 'dc.creator' },
+        { kind: 'html-element', name: 'h2' },
       ],
     });
     assert.equal(metamap.classes.get('price')?.type, 3);
@@ -41,13 +43,13 @@ describe('parseMetamap', () => {
   });
 
   it('finds the classes of a source, ignoring case', () => {
-    const metamap = parseMetamap('a,0,Author\nb,1,author\nc,0,<Author>\n');
+    const metamap = parseMetamap('a,0,Author\nb,1,author\nc,0,<H1>\n');
     assert.deepEqual(
       classesForSource(metamap, 'metadata', 'AUTHOR').map((m) => m.className),
       ['a', 'b'],
     );
     assert.deepEqual(
-      classesForSource(metamap, 'html-meta', 'author').map((m) => m.className),
+      classesForSource(metamap, 'html-element', 'h1').map((m) => m.className),
       ['c'],
     );
     assert.deepEqual(classesForSource(metamap, 'metadata', 'nobody'), []);
@@ -78,8 +80,15 @@ describe('parseMetamap', () => {
     throwsAtLine(() => parseMetamap('a,0,x\na,0\n'), 'metamap.cfg', 2, /class,type,source/);
     throwsAtLine(() => parseMetamap('a 0 x'), 'metamap.cfg', 1, /class,type,source/);
     throwsAtLine(() => parseMetamap('a,0,'), 'metamap.cfg', 1, /source.*empty/);
-    throwsAtLine(() => parseMetamap('a,0,<>'), 'metamap.cfg', 1, /not <name>/);
-    throwsAtLine(() => parseMetamap('a,0,<dc.title'), 'metamap.cfg', 1, /not <name>/);
+    throwsAtLine(() => parseMetamap('a,0,<>'), 'metamap.cfg', 1, /not <element>/);
+    // <dc.title> was never an element: the error says how a meta tag is mapped.
+    throwsAtLine(
+      () => parseMetamap('t,0,title\nt,0,<dc.title>'),
+      'metamap.cfg',
+      2,
+      /not <element>.*<meta name="dc\.title"> tag is mapped by its plain name: dc\.title/,
+    );
+    throwsAtLine(() => parseMetamap('a,0,<dc.title'), 'metamap.cfg', 1, /not <element>/);
     throwsAtLine(() => parseMetamap('a,0,<a b>', 'conf/c/metamap.cfg'), 'conf/c/metamap.cfg', 1);
   });
 });
