@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'search-home/', '**/*.js'] },
+  { ignores: ['dist/', 'node_modules/', 'search-home/', '**/*.js', '**/*.cjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
