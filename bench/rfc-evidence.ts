@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
-import { escapeHtml } from '../src/search/escape-html.js';
+import { escapeHtml } from '../src/escape-html.js';
 import { appendClick } from '../src/collection/evidence/click-log.js';
 import { SearchService } from '../src/search/search-service.js';
 import { formatMs, peakRss, formatBytes, printTable } from './lib/measure.js';

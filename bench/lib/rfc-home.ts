@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
+import { escapeHtml } from '../../src/escape-html.js';
 import { readRfcCorpusBatches } from './rfc-corpus.js';
 
 /** Pages committed together while building. */
@@ -68,8 +69,4 @@ export async function rfcHome(
   console.log(`  collection: ${count} pages in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   writeFileSync(marker, JSON.stringify({ pages: count, limit: pages ?? null }));
   return { pages: count };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -22,7 +22,7 @@ import { CLICK_FIELD, CLICK_SCORE_FIELD } from '../collection/evidence/click-evi
 import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 import { suggestSpelling } from './spelling.js';
 import { buildSummary } from './summary.js';
-import { escapeHtml } from './escape-html.js';
+import { escapeHtml } from '../escape-html.js';
 import {
   geospatialClasses,
   kmBetween,

@@ -1,5 +1,5 @@
 import type { Analyzer } from '../index/analysis/analyzer.js';
-import { escapeHtml } from './escape-html.js';
+import { escapeHtml } from '../escape-html.js';
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
 const SCAN_CHARS = 20_000;

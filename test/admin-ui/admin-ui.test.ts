@@ -194,14 +194,14 @@ describe('admin UI', () => {
     const create = await post(app, admin, '/search/admin/collections', { name: evil, type: 'push' });
     assert.equal(create.statusCode, 400);
     assert.ok(!create.body.includes('<script>'), 'no raw <script> in the page');
-    assert.match(create.body, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
+    assert.match(create.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
     // A config file holding markup shows it as text in the editor.
     const save = await post(app, admin, '/search/admin/collections/docs/config', {
       'collection.cfg': `collection_type=push\n# </textarea><script>alert(1)</script>\n`,
     });
     assert.equal(save.statusCode, 200, save.body);
     assert.ok(!save.body.includes('<script>'));
-    assert.match(save.body, /&#60;\/textarea&#62;&#60;script&#62;/);
+    assert.match(save.body, /&lt;\/textarea&gt;&lt;script&gt;/);
   });
 
   it('creates and deletes collections', async () => {
@@ -282,7 +282,7 @@ describe('admin UI', () => {
     );
     app.manager.log.error({ collection: 'other', err: { message: 'not for docs' } }, 'other failure');
     page = await get(app, admin, '/search/admin/collections/docs');
-    assert.match(page.body, /IO: merge failed: &#60;b&#62;disk full&#60;\/b&#62;/);
+    assert.match(page.body, /IO: merge failed: &lt;b&gt;disk full&lt;\/b&gt;/);
     assert.ok(!page.body.includes('not for docs'));
     // Info lines are events, not errors.
     app.manager.log.info({ collection: 'docs' }, 'anchor text rebuilt');
@@ -349,8 +349,8 @@ describe('admin UI', () => {
     assert.equal(page.statusCode, 200, page.body);
     let body = tight(page.body);
     assert.match(body, /class="badge staged"\s*>staged/);
-    assert.match(body, /<th>author<\/th><td>Ann &#60;Example&#62;<\/td>/i);
-    assert.match(body, /<pre>&#60;html&#62;&#60;title&#62;Browse me/);
+    assert.match(body, /<th>author<\/th><td>Ann &lt;Example&gt;<\/td>/i);
+    assert.match(body, /<pre>&lt;html&gt;&lt;title&gt;Browse me/);
     await app.app.inject({ method: 'POST', url: '/push-api/v1/collections/docs/commit' });
     page = await get(app, admin, `/search/admin/collections/docs/documents?key=${encodeURIComponent(key)}`);
     body = tight(page.body);

@@ -1,4 +1,5 @@
 import { ASSET_PATH } from './admin-assets.js';
+import { escapeHtml } from '../../escape-html.js';
 
 /**
  * HTML building for the admin UI: every value goes through {@link escapeHtml} (via the
@@ -11,11 +12,6 @@ export class RawHtml {
   toString(): string {
     return this.value;
   }
-}
-
-/** Escapes text for element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 type Value = string | number | boolean | null | undefined | RawHtml | readonly Value[];

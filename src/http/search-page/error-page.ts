@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../search/escape-html.js';
+import { escapeHtml } from '../../escape-html.js';
 import { renderPage, renderSearchHeader } from './page-layout.js';
 
 /** What went wrong, as the JSON error body says it. */

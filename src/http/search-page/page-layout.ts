@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from '../../search/escape-html.js';
+import { escapeHtml } from '../../escape-html.js';
 
 /**
  * The stylesheet of the search pages, inline (one request per page, nothing to cache or

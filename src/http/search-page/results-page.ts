@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../search/escape-html.js';
+import { escapeHtml } from '../../escape-html.js';
 import type { FacetView, SearchParams, SearchResponse, SearchResult } from '../../search/search-service.js';
 import { renderPage, renderSearchHeader } from './page-layout.js';
 import { SearchLinks } from './search-links.js';

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../../escape-html.js';
+
 /** What the extraction of a binary document yields (see `extraction-worker.ts`). */
 export interface ExtractedDocument {
   title?: string;
@@ -22,10 +24,4 @@ export function extractedToHtml(document: ExtractedDocument): string {
   ].join('');
   const body = document.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
   return `<!doctype html><html><head><meta charset="utf-8">${head}</head><body>\n${body}\n</body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) =>
-    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;',
-  );
 }

@@ -6,7 +6,10 @@ const ENTITIES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** Escapes text for HTML element content and quoted attribute values. */
+/**
+ * Escapes text for HTML element content and quoted attribute values: the one escaper of the
+ * project (results and error pages, summaries, the admin UI, HTML made from extracted documents).
+ */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
