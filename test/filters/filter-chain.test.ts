@@ -18,7 +18,7 @@ describe('filter chain syntax (the original\'s: ":" separates steps, "," the cho
       kinds(
         'TikaFilterProvider,ExternalFilterProvider:JSoupProcessingFilterProvider:DocumentFixerFilterProvider',
       ),
-      [['Binary', 'Skip'], ['HtmlDocument'], ['FixTitle']],
+      [['Binary', 'Skip'], ['HtmlDocument'], ['FixDocument']],
     );
     assert.deepEqual(
       kinds(

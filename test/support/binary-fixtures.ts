@@ -5,8 +5,13 @@
  */
 import { strToU8, zipSync } from 'fflate';
 
-/** A PDF of one page per entry of `pages` (Helvetica text lines), with Title and Author. */
-export function pdfFixture(options: { title?: string; author?: string; pages: string[] }): Buffer {
+/** A PDF of one page per entry of `pages` (Helvetica text lines), with Title, Author and CreationDate (`D:...`). */
+export function pdfFixture(options: {
+  title?: string;
+  author?: string;
+  created?: string;
+  pages: string[];
+}): Buffer {
   const escape = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
   const objects: string[] = [];
   const pageCount = options.pages.length;
@@ -18,6 +23,7 @@ export function pdfFixture(options: { title?: string; author?: string; pages: st
   const info = [
     options.title === undefined ? '' : `/Title (${escape(options.title)})`,
     options.author === undefined ? '' : `/Author (${escape(options.author)})`,
+    options.created === undefined ? '' : `/CreationDate (${escape(options.created)})`,
   ].join(' ');
   objects.push(`<< ${info} >>`);
   for (const [i, text] of options.pages.entries()) {

@@ -13,6 +13,7 @@ import { jsonFilter } from './json-filter.js';
 import { plainTextFilter } from './plain-text-filter.js';
 import type { XmlConfigLike } from './xml-config-like.js';
 import { startsWithXmlDeclaration, xmlFilter } from './xml-filter.js';
+import { fixDocumentDates } from './date-fixer.js';
 import { fixDocumentTitle } from './title-fixer.js';
 
 /** A filter of ours, by its canonical name. `Auto` picks one of the others by content type. */
@@ -24,11 +25,12 @@ export type FilterName = 'PlainText' | 'Html' | 'Xml' | 'Json' | 'Auto';
  * - `Binary`: the original's `TikaFilterProvider`: a PDF or Office Open XML document becomes
  *   HTML (its text, title and properties) for the steps after it; other documents pass;
  * - `HtmlDocument`: `JSoupProcessingFilterProvider`: the HTML filter, for HTML documents only;
- * - `FixTitle`: `DocumentFixerFilterProvider`: a missing or useless title is repaired;
+ * - `FixDocument`: `DocumentFixerFilterProvider`: a missing or useless title is repaired
+ *   (`title-fixer.ts`) and date properties are written as ISO 8601 (`date-fixer.ts`);
  * - `Skip`: a filter of the original with no meaning here (`ExternalFilterProvider` without
  *   an external program, `CombinerFilterProvider`...): accepted, never chosen, noted once in push.log.
  */
-export type FilterKind = FilterName | 'Binary' | 'HtmlDocument' | 'FixTitle' | 'Skip';
+export type FilterKind = FilterName | 'Binary' | 'HtmlDocument' | 'FixDocument' | 'Skip';
 
 /** One filter of a chain: the name as written, and what it does here. */
 export interface FilterChoice {
@@ -47,7 +49,7 @@ const NAMES: ReadonlyMap<string, FilterKind> = new Map([
   // The original's built-in filters (compat), also written with their Java package.
   ['tikafilterprovider', 'Binary'],
   ['jsoupprocessingfilterprovider', 'HtmlDocument'],
-  ['documentfixerfilterprovider', 'FixTitle'],
+  ['documentfixerfilterprovider', 'FixDocument'],
   ['externalfilterprovider', 'Skip'],
   ['combinerfilterprovider', 'Skip'],
   ['injectnoindexfilterprovider', 'Skip'],
@@ -178,7 +180,7 @@ export function runFilterChain(
   };
 
   let result: FilteredDocument | undefined;
-  let fixTitle = false;
+  let fixDocument = false;
   const run = (filter: Exclude<FilterName, 'Auto'> | 'Binary'): void => {
     const out = runOne(filter, text, input.key, xmlConfig, htmlElements);
     result = result === undefined ? out : merge(result, out);
@@ -195,8 +197,8 @@ export function runFilterChain(
             if (!isHtmlMediaType(mediaType)) return false;
             run('Html');
             return true;
-          case 'FixTitle':
-            fixTitle = true;
+          case 'FixDocument':
+            fixDocument = true;
             return true;
           case 'Skip':
             onSkipped?.(choice.name, SKIPPED_REASON[simpleName(choice.name)] ?? 'it has no meaning here');
@@ -218,7 +220,7 @@ export function runFilterChain(
     run(chooseAutoFilter(mediaType, text));
   }
   const document = result as FilteredDocument;
-  return fixTitle ? fixDocumentTitle(document) : document;
+  return fixDocument ? fixDocumentDates(fixDocumentTitle(document, input.key)) : document;
 }
 
 function runOne(
@@ -274,6 +276,8 @@ function merge(before: FilteredDocument, after: FilteredDocument): FilteredDocum
   if (title !== undefined) merged.title = title;
   const docUrl = after.docUrl ?? before.docUrl;
   if (docUrl !== undefined) merged.docUrl = docUrl;
+  const heading = after.heading ?? before.heading;
+  if (heading !== undefined) merged.heading = heading;
   const language = after.language ?? before.language;
   if (language !== undefined) merged.language = language;
   return merged;

@@ -19,6 +19,8 @@ export interface FilteredLink {
 export interface FilteredDocument {
   /** HTML `<title>` (else the first `<h1>`), JSON top-level `title`, XML class `t`; undefined when none. */
   title?: string;
+  /** HTML: the first `<h1>`, else the first of `<h2>`..`<h6>` (the document fixer's title candidate). */
+  heading?: string;
   /** Body text for indexing and snippets: whitespace collapsed, block boundaries as `\n`. */
   text: string;
   /**

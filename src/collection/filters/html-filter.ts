@@ -201,6 +201,10 @@ export function htmlFilter(
   let h1Text: TitleText | undefined;
   let h1Depth = 0;
   let h1Done = false;
+  // The first <h2>..<h6>: the document fixer's title when a page has no <title> nor <h1>.
+  let subheadingText: TitleText | undefined;
+  let subheadingName: string | undefined;
+  let subheadingDepth = 0;
 
   let baseHref: string | undefined;
   let language: string | undefined;
@@ -238,6 +242,17 @@ export function htmlFilter(
             h1Depth++;
           }
           break;
+        case 'h2':
+        case 'h3':
+        case 'h4':
+        case 'h5':
+        case 'h6':
+          if (subheadingText === undefined) {
+            subheadingText = new TitleText();
+            subheadingName = name;
+          }
+          if (name === subheadingName) subheadingDepth++;
+          break;
         case 'base':
           if (baseHref === undefined && attribs.href !== undefined) baseHref = attribs.href;
           break;
@@ -274,6 +289,7 @@ export function htmlFilter(
       text.push(data);
       elementTexts?.text(data);
       if (h1Depth > 0) h1Text?.push(data);
+      if (subheadingDepth > 0) subheadingText?.push(data);
       addLinkText(data);
     },
     onclosetag(name) {
@@ -287,6 +303,7 @@ export function htmlFilter(
         capturingTitle = false;
       } else if (name === 'a') link = undefined;
       else if (name === 'h1' && h1Depth > 0 && --h1Depth === 0) h1Done = true;
+      else if (name === subheadingName && subheadingDepth > 0 && --subheadingDepth === 0) subheadingName = '';
     },
   });
 
@@ -329,6 +346,10 @@ export function htmlFilter(
     links,
   };
   if (title) doc.title = title;
+  const heading = [h1Text, subheadingText]
+    .map((candidate) => collapseWhitespace(candidate?.toString() ?? '').slice(0, MAX_TITLE))
+    .find((candidate) => candidate !== '');
+  if (heading) doc.heading = heading;
   if (elementTexts !== undefined) {
     // The <title> text is not body text, so it never reached the element collector.
     if (elements.has('title') && titleText !== undefined) elementTexts.add('title', titleText.toString());
