@@ -118,6 +118,9 @@ const STATUS_BY_CODE = {
   // Never answered by the server: the command line's load source and the client library's
   // own failures (no answer, an answer that is not what the API documents).
   LOAD_SOURCE_INVALID: 400,
+  // `load --resume`: the state file is unreadable, or belongs to another source, collection or server.
+  LOAD_STATE_INVALID: 400,
+  LOAD_STATE_MISMATCH: 409,
   CONNECTION_FAILED: 502,
   RESPONSE_INVALID: 502,
 } as const satisfies Record<string, number>;

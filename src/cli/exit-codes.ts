@@ -21,6 +21,8 @@ export const EXIT = Object.freeze({
   UNAVAILABLE: 6,
   /** `load` finished, but some documents were not stored. */
   PARTIAL: 7,
+  /** Stopped by Ctrl-C (SIGINT) or SIGTERM after reporting what was done (`load`). */
+  INTERRUPTED: 130,
 });
 
 /** A command-line mistake: printed with the command's help, exit {@link EXIT.USAGE}. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
@@ -9,6 +10,11 @@ import { UsageError } from './exit-codes.js';
 
 /** One document to push. */
 export interface LoadItem {
+  /**
+   * Its place in the source: the line number in a JSON-lines file, the position (from 1) in
+   * a folder's sorted file list. What a resume state counts.
+   */
+  record: number;
   key: string;
   content: Buffer | string;
   contentType?: string;
@@ -17,20 +23,45 @@ export interface LoadItem {
   origin: string;
 }
 
-/** Documents and how far through the source the reading is. */
+/** What {@link LoadSource.scan} found. */
+export interface SourceScan {
+  /** Documents among the first `limit` (fewer when the source ends first). */
+  documents: number;
+  /** The record number of the last of them (0 when none). */
+  lastRecord: number;
+  /** True when the source has no document after them. */
+  complete: boolean;
+  /** Identifies the content: a resume state is only used on the source it was made from. */
+  fingerprint: string;
+}
+
+/** Documents of a folder or a JSON-lines file. */
 export interface LoadSource {
-  items: AsyncIterable<LoadItem>;
-  /** Fraction of the source read so far, 0..1 (for the ETA); undefined when unknown. */
-  progress: () => number | undefined;
+  /** Absolute path of the folder or file. */
+  path: string;
+  /** What records are called in messages: `line` or `file`. */
+  unit: 'line' | 'file';
   /** What the source is, for the summary. */
   description: string;
+  /**
+   * Counts the first `limit` documents and fingerprints the source, before the load (so that
+   * progress and ETA are of what will be loaded, and a resume recognises the source). Reads a
+   * JSON-lines file once more; a folder's files are only listed.
+   */
+  scan(limit: number): Promise<SourceScan>;
+  /**
+   * The documents from the start up to record `last` (see {@link SourceScan.lastRecord});
+   * those `skip` says are not read or parsed: `null` is yielded in their place, so that the
+   * caller can count what it skipped.
+   */
+  items(last: number, skip: (record: number) => boolean): AsyncIterable<LoadItem | null>;
 }
 
 /**
- * Opens a source for `load`: a folder (every file under it, keys `KEY_PREFIX + relative
- * path`, content types by extension) or a JSON-lines file (`.jsonl`, or brotli `.jsonl.br`)
- * in the RFC corpus format: one object a line with `key`, `text` (or `content`), and
- * optionally `title` (sent as metadata `title`), `contentType` and `metadata`.
+ * Opens a source for `load`: a folder (every file under it but hidden ones, keys
+ * `KEY_PREFIX + relative path`, content types by extension) or a JSON-lines file (`.jsonl`,
+ * or brotli `.jsonl.br`) in the RFC corpus format: one object a line with `key`, `text` (or
+ * `content`), and optionally `title` (sent as metadata `title`), `contentType` and `metadata`.
  */
 export function openSource(
   path: string,
@@ -43,7 +74,7 @@ export function openSource(
     throw new UsageError(`no file or folder ${path}`);
   }
   if (stats.isDirectory()) return folderSource(path, options.keyPrefix, options.contentTypes);
-  if (/\.jsonl(\.br)?$/i.test(path)) return jsonlSource(path, stats.size);
+  if (/\.jsonl(\.br)?$/i.test(path)) return jsonlSource(resolve(path));
   throw new UsageError(`${path} is neither a folder nor a .jsonl or .jsonl.br file`);
 }
 
@@ -55,24 +86,44 @@ function folderSource(
   const root = resolve(folder);
   const files = listFiles(root);
   const prefix = keyPrefix ?? pathToFileURL(root + sep).href;
-  let done = 0;
-  async function* items(): AsyncGenerator<LoadItem> {
-    for (const file of files) {
+  async function* items(last: number, skip: (record: number) => boolean): AsyncGenerator<LoadItem | null> {
+    for (const [index, file] of files.slice(0, last).entries()) {
+      const record = index + 1;
+      if (skip(record)) {
+        yield null;
+        continue;
+      }
       const rel = relative(root, file).split(sep).map(encodeURIComponent).join('/');
-      const content = await readFile(file);
-      done++;
       yield {
+        record,
         key: prefix.endsWith('/') ? prefix + rel : `${prefix}/${rel}`,
-        content,
+        content: await readFile(file),
         contentType: contentTypes[extname(file).toLowerCase()],
         origin: file,
       };
     }
   }
   return {
-    items: items(),
-    progress: () => (files.length === 0 ? 1 : done / files.length),
+    path: root,
+    unit: 'file',
     description: `${files.length} files under ${root}`,
+    items,
+    scan(limit) {
+      // The file list is what record numbers mean here: a file added, removed or changed
+      // (size, time) changes the fingerprint.
+      const hash = createHash('sha256');
+      for (const file of files) {
+        const stats = statSync(file);
+        hash.update(`${relative(root, file)}\0${stats.size}\0${stats.mtimeMs}\n`);
+      }
+      const documents = Math.min(limit, files.length);
+      return Promise.resolve({
+        documents,
+        lastRecord: documents,
+        complete: documents === files.length,
+        fingerprint: `files:${hash.digest('hex')}`,
+      });
+    },
   };
 }
 
@@ -89,23 +140,60 @@ function listFiles(folder: string): string[] {
   return out;
 }
 
-function jsonlSource(path: string, size: number): LoadSource {
-  const file = createReadStream(path);
-  const text = path.toLowerCase().endsWith('.br') ? file.pipe(createBrotliDecompress()) : file;
-  // A broken brotli stream must end the load with an error, not hang it.
-  file.on('error', (error) => text.destroy(error));
-  async function* items(): AsyncGenerator<LoadItem> {
+function jsonlSource(path: string): LoadSource {
+  /** Non-blank lines with their line numbers; the content is parsed by the caller. */
+  async function* lines(): AsyncGenerator<[number, string]> {
+    const file = createReadStream(path);
+    const text = path.toLowerCase().endsWith('.br') ? file.pipe(createBrotliDecompress()) : file;
+    // A broken brotli stream must end the load with an error, not hang it.
+    file.on('error', (error) => text.destroy(error));
     let line = 0;
-    for await (const raw of createInterface({ input: text, crlfDelay: Infinity })) {
-      line++;
-      if (raw.trim() === '') continue;
-      yield parseLine(raw, `${path}:${line}`);
+    try {
+      for await (const raw of createInterface({ input: text, crlfDelay: Infinity })) {
+        line++;
+        if (raw.trim() !== '') yield [line, raw];
+      }
+    } finally {
+      text.destroy();
+      file.destroy();
     }
   }
-  return { items: items(), progress: () => (size === 0 ? 1 : file.bytesRead / size), description: path };
+  return {
+    path,
+    unit: 'line',
+    description: path,
+    async *items(last, skip) {
+      for await (const [line, raw] of lines()) {
+        if (line > last) return;
+        yield skip(line) ? null : parseLine(raw, line, `${path}:${line}`);
+      }
+    },
+    async scan(limit) {
+      const fingerprint = fileHash(path);
+      let documents = 0;
+      let lastRecord = 0;
+      let complete = true;
+      for await (const [line] of lines()) {
+        if (documents === limit) {
+          complete = false;
+          break;
+        }
+        documents++;
+        lastRecord = line;
+      }
+      return { documents, lastRecord, complete, fingerprint: `sha256:${await fingerprint}` };
+    },
+  };
 }
 
-function parseLine(raw: string, origin: string): LoadItem {
+/** SHA-256 of the file's bytes as stored (compressed or not). */
+async function fileHash(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function parseLine(raw: string, line: number, origin: string): LoadItem {
   let record: Record<string, unknown>;
   try {
     record = JSON.parse(raw) as Record<string, unknown>;
@@ -127,6 +215,7 @@ function parseLine(raw: string, origin: string): LoadItem {
   }
   if (typeof record.title === 'string' && metadata.title === undefined) metadata.title = [record.title];
   return {
+    record: line,
     key: record.key,
     content,
     contentType: typeof record.contentType === 'string' ? record.contentType : undefined,

@@ -38,7 +38,8 @@ ${CONNECTION_HELP}
 \`pushsearch --version\` prints the version.
 Exit codes: 0 ok; 1 error (the server refused or failed); 2 wrong command line; 3 not found;
 4 not authenticated or not allowed; 5 conflict (wrong state, name taken); 6 server
-unreachable or unavailable (503); 7 load finished with failed documents.
+unreachable or unavailable (503); 7 load finished with failed documents; 130 load stopped
+by Ctrl-C.
 \`pushsearch COMMAND --help\` explains a command.
 `;
 

@@ -1,33 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync } from 'node:zlib';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_PASSWORD, MAIN, TEST_SECURITY, tempHome } from '../http/helpers.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI as a child process (asynchronously: the server answers from this process). */
-function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [MAIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    if (input !== undefined) child.stdin?.end(input);
-  });
-}
+import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { cli, removeCliStateHome } from './run-cli.js';
 
 describe('pushsearch CLI against a running server', () => {
   let server: RunningServer;
@@ -45,6 +23,7 @@ describe('pushsearch CLI against a running server', () => {
   after(async () => {
     await server.close();
     temp.cleanup();
+    removeCliStateHome();
   });
 
   it('creates a collection, loads JSONL, commits, searches, snapshots and restores', async () => {
@@ -84,17 +63,23 @@ describe('pushsearch CLI against a running server', () => {
     const loaded = await cli(['load', 'books', jsonl, '--concurrency', '3', '--json', ...as]);
     assert.equal(loaded.code, 0, loaded.stderr);
     const summary = JSON.parse(loaded.stdout) as {
-      docs: number;
+      stored: number;
       failed: number;
+      committed: number;
       commit: { changes: number };
     };
-    assert.equal(summary.docs, 8);
+    assert.equal(summary.stored, 8);
     assert.equal(summary.failed, 0);
+    assert.equal(summary.committed, 8);
     assert.equal(summary.commit.changes, 8);
 
     const brotli = await cli(['load', 'books', join(files, 'more.jsonl.br'), ...as]);
     assert.equal(brotli.code, 0, brotli.stderr);
-    assert.match(brotli.stdout, /loaded 4 documents .* 0 failed\ncommitted 4 changes/);
+    assert.match(brotli.stdout, /^read 4 documents of .*more\.jsonl\.br in [\d.]+ s: 4 stored, 0 failed\n/);
+    assert.match(
+      brotli.stdout,
+      /\ncommitted: all 4 acknowledged documents are searchable: .* the collection has 12 documents\n/,
+    );
 
     const found = await cli(['search', 'books', 'walrus', '--json', '-n', '20', ...as]);
     assert.equal(found.code, 0, found.stderr);
@@ -175,7 +160,7 @@ describe('pushsearch CLI against a running server', () => {
     writeFileSync(join(folder, 'docs', 'notes.txt'), 'platypus notes');
     const loaded = await cli(['load', 'site', folder, '--key-prefix', 'https://example.org/', '--json'], env);
     assert.equal(loaded.code, 0, loaded.stderr);
-    assert.equal((JSON.parse(loaded.stdout) as { docs: number }).docs, 2);
+    assert.equal((JSON.parse(loaded.stdout) as { stored: number }).stored, 2);
     const found = JSON.parse((await cli(['search', 'site', 'platypus', '--json'], env)).stdout) as {
       response: { resultPacket: { results: { liveUrl: string; title: string }[] } };
     };

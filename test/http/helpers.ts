@@ -215,19 +215,23 @@ export function contentOf(response: LightMyRequestResponse): string {
 /** The compiled CLI entry point. */
 export const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.js');
 
-/** Starts the CLI server (`node dist/src/cli/main.js serve`) on a free port; resolves once it listens. */
+/**
+ * Starts the CLI server (`node dist/src/cli/main.js serve`) on a free port, or on `port` (a
+ * restart where a client expects it); resolves once it listens.
+ */
 export function spawnServer(
   home: string,
-  options: { viaEnvironment?: boolean } = {},
+  options: { viaEnvironment?: boolean; port?: number } = {},
 ): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
   const viaEnvironment = options.viaEnvironment === true;
-  const args = viaEnvironment ? [MAIN, 'serve'] : [MAIN, 'serve', '--home', home, '--port', '0'];
+  const port = String(options.port ?? 0);
+  const args = viaEnvironment ? [MAIN, 'serve'] : [MAIN, 'serve', '--home', home, '--port', port];
   const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
       SEARCH_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      ...(viaEnvironment ? { SEARCH_HOME: home, PORT: '0', HOST: '127.0.0.1' } : {}),
+      ...(viaEnvironment ? { SEARCH_HOME: home, PORT: port, HOST: '127.0.0.1' } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
