@@ -67,6 +67,8 @@ const STATUS_BY_CODE = {
   // Too many failed logins for a user or from an address (the route adds Retry-After).
   MERGE_BUSY: 409,
   LOGIN_RATE_LIMITED: 429,
+  // More /s/redirect requests from one address than search.clicks.max-per-minute (with Retry-After).
+  CLICK_RATE_LIMITED: 429,
   INDEX_CORRUPT: 500,
   COMMIT_FAILED: 500,
   MERGE_FAILED: 500,

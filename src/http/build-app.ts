@@ -281,6 +281,16 @@ async function buildOnLockedHome(
     manager,
     service: searchService,
     authorizeSearch: options.authorizeSearch ?? searchAuthorizer(auth),
+    clickLimits: {
+      maxPerMinute: globalConfig.clicksMaxPerMinute,
+      dedupeSeconds: globalConfig.clicksDedupeSeconds,
+      maxLogBytes: globalConfig.clicksMaxLogBytes,
+    },
+    onClickLogFull: (collection) =>
+      pushLog.warn(
+        { collection },
+        `click log full (search.clicks.max-log-bytes=${globalConfig.clicksMaxLogBytes}): clicks are not logged until it is processed (POST .../click-logs, or every push.click-logs.interval-seconds)`,
+      ),
     onInternalError: (request, error) => {
       const collection = new URLSearchParams(request.url.split('?')[1] ?? '').get('collection');
       logInternal(

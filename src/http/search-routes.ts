@@ -6,6 +6,14 @@ import { validateName } from '../collection/search-home.js';
 import { SearchError } from '../errors.js';
 import { appendClick } from '../collection/evidence/click-log.js';
 import {
+  ClickDeduper,
+  clickAddress,
+  clickRateLimit,
+  DEFAULT_CLICK_LIMITS,
+  installClickRateLimit,
+  type ClickLimits,
+} from './click-guard.js';
+import {
   facetDefinitions,
   SearchService,
   type FacetSelection,
@@ -41,6 +49,10 @@ export interface SearchRoutesOptions {
    * (the app's error handler never sees them), so that they are logged all the same.
    */
   onInternalError?: (request: FastifyRequest, error: unknown) => void;
+  /** What one client may click (`/s/redirect`); default {@link DEFAULT_CLICK_LIMITS}. */
+  clickLimits?: ClickLimits;
+  /** Called when a click is not logged because the collection's click log is at its cap (once until it has room again). */
+  onClickLogFull?: (collection: string) => void;
 }
 
 /** Default of `num_ranks`. */
@@ -149,6 +161,11 @@ const WHOLE_NUMBER = /^\s*\d{1,9}\s*$/;
  */
 export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
   const { manager } = options;
+  const clickLimits = options.clickLimits ?? DEFAULT_CLICK_LIMITS;
+  const clickDeduper = new ClickDeduper(clickLimits.dedupeSeconds * 1000);
+  /** Collections whose click log was found full (reported once until a click fits again). */
+  const fullClickLogs = new Set<string>();
+  await installClickRateLimit(app);
   const service = options.service ?? new SearchService(manager);
   const authorize: SearchAuthorizer =
     options.authorizeSearch ??
@@ -237,6 +254,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       ...DOCUMENTED_QUERYSTRING,
       // The site followed to learns our origin (where its visitors come from), not the query.
       helmet: { referrerPolicy: { policy: 'strict-origin-when-cross-origin' } },
+      config: clickRateLimit(clickLimits),
       schema: {
         tags: TAGS,
         summary: 'Log a click on a result and redirect to it',
@@ -265,15 +283,24 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       // since the search) is not logged, but the signed URL is still followed. HEAD requests
       // and browser prefetches are link checkers and speculation, not clicks.
       const collection = query.get('collection') ?? '';
-      if (request.method === 'GET' && !isPrefetch(request) && collectionExists(manager, collection)) {
-        await appendClick(manager.home, collection, {
-          time: new Date(),
+      // A repeat of a click logged lately (same address, result and query) is followed, not counted.
+      const clickQuery = query.get('query') ?? '';
+      if (
+        request.method === 'GET' &&
+        !isPrefetch(request) &&
+        collectionExists(manager, collection) &&
+        clickDeduper.admit(clickAddress(request), collection, url, clickQuery)
+      ) {
+        const logged = await appendClick(
+          manager.home,
           collection,
-          query: query.get('query') ?? '',
-          rank,
-          url,
-          ip: request.ip,
-        });
+          { time: new Date(), collection, query: clickQuery, rank, url, ip: request.ip },
+          { maxBytes: clickLimits.maxLogBytes },
+        );
+        if (logged === 'log-full' && !fullClickLogs.has(collection)) {
+          fullClickLogs.add(collection);
+          options.onClickLogFull?.(collection);
+        } else if (logged === 'logged') fullClickLogs.delete(collection);
       }
       void reply.header('cache-control', 'no-store');
       return reply.code(302).header('location', locationHeader(url)).send();

@@ -172,6 +172,36 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
       'Queries that may wait while every search thread is busy; one more is answered 503 SEARCH_OVERLOADED with Retry-After.',
   },
   {
+    key: 'search.clicks.max-per-minute',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '120',
+    min: 0,
+    max: 1000000,
+    description:
+      'Clicks (/s/redirect) one client address (an IPv6 /64) may make per minute; more are answered 429 CLICK_RATE_LIMITED with Retry-After; 0: no limit.',
+  },
+  {
+    key: 'search.clicks.dedupe-seconds',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '3600',
+    min: 0,
+    max: 604800,
+    description:
+      'A click by one address on one result for one query is logged once within this many seconds (repeats are redirected, not counted); 0: every click counts.',
+  },
+  {
+    key: 'search.clicks.max-log-bytes',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: '67108864',
+    min: 4096,
+    max: 1099511627776,
+    description:
+      'Largest unprocessed click log of a collection (data/{c}/clicks/clicks.log); past it clicks are redirected but not logged until the log is processed (push.log says so).',
+  },
+  {
     key: 'filter.classes',
     file: 'collection.cfg',
     kind: 'optional-string',
@@ -218,6 +248,12 @@ export interface GlobalConfig {
   readonly searchMaxPrefixTerms: number;
   /** `search.queue-size`. */
   readonly searchQueueSize: number;
+  /** `search.clicks.max-per-minute` (0: no limit). */
+  readonly clicksMaxPerMinute: number;
+  /** `search.clicks.dedupe-seconds` (0: no dedupe). */
+  readonly clicksDedupeSeconds: number;
+  /** `search.clicks.max-log-bytes`. */
+  readonly clicksMaxLogBytes: number;
 }
 
 /** The resolved configuration of one collection. */
@@ -382,6 +418,9 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     searchTimeoutMs: integer('search.timeout-ms'),
     searchMaxPrefixTerms: integer('search.max-prefix-terms'),
     searchQueueSize: integer('search.queue-size'),
+    clicksMaxPerMinute: integer('search.clicks.max-per-minute'),
+    clicksDedupeSeconds: integer('search.clicks.dedupe-seconds'),
+    clicksMaxLogBytes: integer('search.clicks.max-log-bytes'),
     filterClasses,
     queryProcessorOptions,
     queryProcessorFlags,
@@ -429,6 +468,9 @@ export function resolveGlobalConfig(
     searchTimeoutMs: config.searchTimeoutMs,
     searchMaxPrefixTerms: config.searchMaxPrefixTerms,
     searchQueueSize: config.searchQueueSize,
+    clicksMaxPerMinute: config.clicksMaxPerMinute,
+    clicksDedupeSeconds: config.clicksDedupeSeconds,
+    clicksMaxLogBytes: config.clicksMaxLogBytes,
   };
 }
 

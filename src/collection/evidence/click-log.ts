@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SearchHome } from '../search-home.js';
 
@@ -44,17 +44,26 @@ export function clickLogFile(home: SearchHome | string, collection: string): str
   return join(searchHome.clickLogFolder(collection), CLICK_LOG_FILE);
 }
 
+/** What {@link appendClick} did with a click. */
+export type ClickAppend = 'logged' | 'log-full';
+
 /**
  * Appends one click to the collection's click log (creating `clicks/` when missing) and
  * resolves once the line is written (not fsynced: a click lost in a power cut costs a
  * little ranking evidence, and a fsync per click would cost every user a disk flush).
  * The collection name is validated (it becomes a path); `time` may be given as a Date.
+ *
+ * `maxBytes` caps `clicks.log` (the clicks not yet processed): a line that would take it over
+ * is not written (`'log-full'`), so that clicks never fill the disk the journal shares. The
+ * next processing rotates the file away and logging resumes. Concurrent appends may pass the
+ * cap by the few lines in flight.
  */
 export async function appendClick(
   home: SearchHome | string,
   collection: string,
   click: Omit<ClickRecord, 'time'> & { time: string | Date },
-): Promise<void> {
+  options: { maxBytes?: number } = {},
+): Promise<ClickAppend> {
   const file = clickLogFile(home, collection);
   const record: ClickRecord = {
     time: typeof click.time === 'string' ? click.time : click.time.toISOString(),
@@ -67,7 +76,16 @@ export async function appendClick(
     url: click.url,
     ...(click.ip !== undefined && click.ip !== '' ? { ip: click.ip } : {}),
   };
-  await mkdir(join(file, '..'), { recursive: true });
   // JSON.stringify escapes line breaks inside strings, so a record is always one line.
-  await appendFile(file, JSON.stringify(record) + '\n', { encoding: 'utf8', flag: 'a' });
+  const line = JSON.stringify(record) + '\n';
+  if (options.maxBytes !== undefined) {
+    const size = await stat(file).then(
+      (stats) => stats.size,
+      () => 0,
+    );
+    if (size + Buffer.byteLength(line) > options.maxBytes) return 'log-full';
+  }
+  await mkdir(join(file, '..'), { recursive: true });
+  await appendFile(file, line, { encoding: 'utf8', flag: 'a' });
+  return 'logged';
 }

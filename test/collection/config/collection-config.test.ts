@@ -177,6 +177,9 @@ describe('resolveCollectionConfig', () => {
         'search.timeout-ms',
         'search.max-prefix-terms',
         'search.queue-size',
+        'search.clicks.max-per-minute',
+        'search.clicks.dedupe-seconds',
+        'search.clicks.max-log-bytes',
         'filter.classes',
         'query_processor_options',
         'indexer_options',
@@ -206,6 +209,9 @@ describe('resolveGlobalConfig', () => {
       searchTimeoutMs: 500,
       searchMaxPrefixTerms: 256,
       searchQueueSize: 64,
+      clicksMaxPerMinute: 120,
+      clicksDedupeSeconds: 3600,
+      clicksMaxLogBytes: 67108864,
     });
     assert.throws(
       () => resolveGlobalConfig({ 'search.timeout-ms': '0' }),
