@@ -50,6 +50,10 @@ const STATUS_BY_CODE = {
   WRONG_STATE: 409,
   COLLECTION_EXISTS: 409,
   SNAPSHOT_EXISTS: 409,
+  // A write to a query processor (mode SLAVE): the message names its master, which takes it.
+  COLLECTION_READ_ONLY: 409,
+  // push.run=false in the collection's collection.cfg: it does not run (searches still do).
+  COLLECTION_DISABLED: 409,
   API_TOKEN_EXISTS: 409,
   // A snapshot folder that holds no complete index (e.g. copied by hand, half-way).
   SNAPSHOT_INVALID: 409,

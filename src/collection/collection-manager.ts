@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { replicationContextFor, type ReplicationContext } from './replica-runtime.js';
 import { SearchError } from '../errors.js';
 import { parseCfg } from './config/cfg-file.js';
 import { PushCollection, type CollectionStateView } from './push-collection.js';
@@ -58,13 +59,77 @@ export class CollectionManager {
    * from here; whoever writes a collection's files calls `settings.forget(name)` or `reload`.
    */
   readonly settings: SettingsCache;
+  /** The server's replication secret and id, shared by its collections. */
+  readonly replication: ReplicationContext;
+  private configWatch: { timer: NodeJS.Timeout; seen: Map<string, string>; running: boolean } | undefined;
 
   constructor(
     readonly home: SearchHome,
     readonly log: PushLog,
+    replication?: ReplicationContext,
   ) {
     home.ensureLayout();
     this.settings = new SettingsCache(home);
+    this.replication = replication ?? replicationContextFor(home);
+  }
+
+  /**
+   * Starts the query processors (mode SLAVE, push.run not false), so that they sync from the
+   * server's start instead of at their first search, and looks for edited collection.cfg
+   * files every `intervalMs` (push.run=false stops a collection within seconds). Until
+   * {@link closeAll}.
+   */
+  startBackground(intervalMs = 1000): void {
+    if (this.configWatch !== undefined) return;
+    for (const name of this.names()) {
+      try {
+        if (this.typeOf(name) !== 'push') continue;
+        const collection = this.collection(name);
+        if (collection.mode() === 'SLAVE' && collection.replicationSettings().run)
+          collection.ensureRunning().catch(() => undefined);
+      } catch {
+        // A bad configuration: reported when the collection is used.
+      }
+    }
+    const watch = {
+      timer: undefined as unknown as NodeJS.Timeout,
+      seen: new Map<string, string>(),
+      running: false,
+    };
+    for (const name of this.names()) watch.seen.set(name, this.cfgStamp(name));
+    watch.timer = setInterval(() => {
+      if (watch.running) return;
+      watch.running = true;
+      void this.applyEditedConfigs(watch.seen).finally(() => (watch.running = false));
+    }, intervalMs);
+    watch.timer.unref();
+    this.configWatch = watch;
+  }
+
+  private async applyEditedConfigs(seen: Map<string, string>): Promise<void> {
+    for (const name of this.names()) {
+      const stamp = this.cfgStamp(name);
+      if (seen.get(name) === stamp) continue;
+      seen.set(name, stamp);
+      try {
+        if (this.typeOf(name) !== 'push') continue;
+        await this.collection(name).applyConfiguration();
+      } catch (error) {
+        this.log.warn(
+          { collection: name, err: { message: (error as Error).message } },
+          'cannot apply collection.cfg',
+        );
+      }
+    }
+  }
+
+  private cfgStamp(name: string): string {
+    try {
+      const info = statSync(this.home.collectionConfigFile(name));
+      return `${info.ino}:${info.mtimeMs}:${info.size}`;
+    } catch {
+      return 'none';
+    }
   }
 
   exists(name: string): boolean {
@@ -184,7 +249,15 @@ export class CollectionManager {
     }
     let collection = this.collections.get(name);
     if (collection === undefined) {
-      collection = new PushCollection(name, this.home, this.log, () => this.guardWrite(), this.settings);
+      collection = new PushCollection(
+        name,
+        this.home,
+        this.log,
+        () => this.guardWrite(),
+        this.settings,
+        undefined,
+        this.replication,
+      );
       this.collections.set(name, collection);
     }
     return collection;
@@ -230,6 +303,8 @@ export class CollectionManager {
   }
 
   async closeAll(): Promise<void> {
+    if (this.configWatch !== undefined) clearInterval(this.configWatch.timer);
+    this.configWatch = undefined;
     await Promise.allSettled([...this.collections.values()].map((c) => c.stop()));
   }
 

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchError } from '../errors.js';
-import { readManifest } from '../index/manifest.js';
+import { publishManifest, readManifest, type Manifest } from '../index/manifest.js';
 import { SearchIndex } from '../index/search-index.js';
 import { FsDirectory } from '../index/store/fs-directory.js';
 import type { SearchHome } from './search-home.js';
@@ -50,6 +50,63 @@ export class CollectionSnapshots {
       throw error;
     }
     return this.describe(name)!;
+  }
+
+  /**
+   * Snapshots a state a query processor installed (its files are hard-linked under their
+   * names, the master's manifest written beside them): the same layout as a snapshot of an
+   * admin's index, so that it can be restored on either.
+   */
+  async createFromFiles(
+    name: string,
+    manifest: Manifest,
+    files: readonly { name: string; path: string }[],
+  ): Promise<SnapshotListing> {
+    const folder = this.home.snapshotFolder(this.collection, name);
+    if (existsSync(folder)) throw exists(name);
+    const partial = join(this.home.snapshotsFolder(this.collection), `${PARTIAL_SNAPSHOT}${name}`);
+    try {
+      await this.linkState(partial, manifest, files);
+      if (existsSync(folder)) throw exists(name);
+      renameSync(partial, folder);
+      await new FsDirectory(this.home.snapshotsFolder(this.collection)).syncDirectory();
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw error;
+    }
+    return this.describe(name)!;
+  }
+
+  /**
+   * Replaces live/ by a query processor's installed state (a query processor switched to
+   * DEFAULT carries on from what it served). Verified and copied as a restore is; resolves
+   * with the manifest's number.
+   */
+  async installIntoLive(
+    manifest: Manifest,
+    files: readonly { name: string; path: string }[],
+  ): Promise<number> {
+    const partial = join(this.home.snapshotsFolder(this.collection), `${PARTIAL_SNAPSHOT}promote`);
+    try {
+      await this.linkState(partial, manifest, files);
+      const live = this.home.liveFolder(this.collection);
+      mkdirSync(live, { recursive: true });
+      await SearchIndex.restore(new FsDirectory(partial), new FsDirectory(live));
+    } finally {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    return manifest.number;
+  }
+
+  private async linkState(
+    folder: string,
+    manifest: Manifest,
+    files: readonly { name: string; path: string }[],
+  ): Promise<void> {
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { recursive: true });
+    for (const file of files) linkSync(file.path, join(folder, file.name));
+    await publishManifest(new FsDirectory(folder), manifest);
   }
 
   /** Removes snapshots whose creation a crash interrupted (at start). */

@@ -25,6 +25,26 @@ import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
 import { validateName, type SearchHome } from './search-home.js';
 import { changeFromStored, documentView, type DocumentView } from './stored-document.js';
 import { recordedSchemaOf, sameSchema, SCHEMA_USER_DATA, indexSchemaFor } from './index-schema.js';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Manifest } from '../index/manifest.js';
+import { ReplicaIndex } from '../replication/replica-index.js';
+import { LiveIndexSource, ReplicaSource, ReplicationMaster } from '../replication/replication-master.js';
+import type { SyncStateView } from '../replication/replication-puller.js';
+import { CollectionModeFile } from './collection-mode.js';
+import { FrozenIndex } from './frozen-index.js';
+import {
+  replicaFolder,
+  replicationContextFor,
+  ReplicaRuntime,
+  stoppedSyncView,
+  type ReplicationContext,
+} from './replica-runtime.js';
+import {
+  replicationSettingsFrom,
+  type CollectionMode,
+  type ReplicationSettings,
+} from './replication-settings.js';
 import type { ClickProcessing, EvidenceUpdate } from './evidence/collection-evidence.js';
 
 export type { DocumentView } from './stored-document.js';
@@ -46,6 +66,11 @@ export interface VacuumProgress {
 export interface CollectionStateView {
   collection: string;
   state: CollectionState;
+  /** DEFAULT (accepts changes) or SLAVE (a query processor); absent when the configuration does not parse. */
+  mode?: CollectionMode;
+  /** A query processor's master (`push.replication.master-url`). */
+  master?: string;
+  /** Why the collection is FAILED, or why it does not run (push.run=false). */
   reason?: string;
   file?: string;
   documents?: number;
@@ -78,6 +103,18 @@ export class PushCollection {
   private readonly skippedFilters = new Set<string>();
   private readonly snapshots: CollectionSnapshots;
   private readonly marker: ManifestMarker;
+  /** A query processor's runtime (mode SLAVE), instead of {@link runtime}. */
+  private replicaRuntime: ReplicaRuntime | undefined;
+  /** What searches read while push.run=false (the collection does not run then). */
+  private frozen: { index: FrozenIndex | ReplicaIndex; manifest: Manifest | null } | undefined;
+  /** The master side of this collection (query processors copy from it), tied to one runtime. */
+  private master: { owner: object; master: ReplicationMaster } | undefined;
+  private readonly modeFile: CollectionModeFile;
+  private cachedMode: CollectionMode | undefined;
+  /** Stopped through the API (or at shutdown): query processors asking for it do not start it again. */
+  private stoppedOnPurpose = false;
+  /** Set while the mode changes: writes are refused from the moment the switch begins. */
+  private switchingTo: CollectionMode | undefined;
 
   constructor(
     name: string,
@@ -88,10 +125,274 @@ export class PushCollection {
     private readonly settingsCache: SettingsCache = new SettingsCache(home),
     /** The journal: the file journal in `live/journal/` unless a test gives another. */
     private readonly openJournal: JournalOpener = openFileJournal,
+    /** The server's replication secret and id (shared by its collections). */
+    private readonly replication: ReplicationContext = replicationContextFor(home),
   ) {
     this.name = validateName('collection', name);
     this.snapshots = new CollectionSnapshots(home, this.name);
     this.marker = new ManifestMarker(home, this.name, log);
+    this.modeFile = new CollectionModeFile(home.collectionDataFolder(this.name));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Mode and replication
+
+  /** The replication keys of collection.cfg (validated; CONFIG_INVALID when they are wrong). */
+  replicationSettings(): ReplicationSettings {
+    return replicationSettingsFrom(
+      this.settingsCache.get(this.name).config.extra,
+      `conf/${this.name}/collection.cfg`,
+    );
+  }
+
+  /**
+   * DEFAULT or SLAVE: as recorded at the first start (or by the mode API) in
+   * `data/{c}/mode.json`; before the first start, `push.initial-mode` of collection.cfg.
+   */
+  mode(): CollectionMode {
+    return this.resolveMode(false);
+  }
+
+  /**
+   * {@link mode}; `strict`: a collection.cfg that does not parse throws (at start, where it
+   * makes the collection FAILED) instead of counting as DEFAULT (requests refused or
+   * answered meanwhile: the start reports the problem).
+   */
+  private resolveMode(strict: boolean): CollectionMode {
+    if (this.cachedMode !== undefined) return this.cachedMode;
+    const recorded = this.modeFile.read();
+    if (recorded !== undefined) return (this.cachedMode = recorded.mode);
+    // Started before this collection had a mode file: it has been an admin all along.
+    const startedBefore =
+      existsSync(join(this.home.liveFolder(this.name), 'manifest')) ||
+      existsSync(this.home.journalFolder(this.name));
+    if (startedBefore) return 'DEFAULT';
+    if (strict) return this.replicationSettings().initialMode;
+    return this.lenientSettings().initialMode;
+  }
+
+  /** The replication settings, or their defaults when collection.cfg does not parse (the start reports that). */
+  private lenientSettings(): ReplicationSettings {
+    try {
+      return this.replicationSettings();
+    } catch {
+      return { run: true, initialMode: 'DEFAULT', masterUrl: undefined };
+    }
+  }
+
+  /** False when collection.cfg says push.run=false. */
+  private runs(): boolean {
+    return this.lenientSettings().run;
+  }
+
+  /**
+   * Throws when the collection takes no changes: a query processor (its master takes them),
+   * a collection with push.run=false, or one switching to SLAVE.
+   */
+  refuseChanges(what: string): void {
+    if (this.mode() === 'SLAVE' || this.switchingTo === 'SLAVE') {
+      const master = this.safeMasterUrl();
+      throw new SearchError(
+        'COLLECTION_READ_ONLY',
+        `collection ${this.name} is a query processor (mode SLAVE) and takes no ${what}: send it to its master${
+          master === undefined ? ' (push.replication.master-url is not set)' : ` at ${master}`
+        }`,
+        { details: { master } },
+      );
+    }
+    this.refuseIfDisabled();
+  }
+
+  private refuseIfDisabled(): void {
+    if (!this.runs())
+      throw new SearchError(
+        'COLLECTION_DISABLED',
+        `collection ${this.name} does not run: push.run=false in conf/${this.name}/collection.cfg (remove the line or set it to true)`,
+      );
+  }
+
+  private safeMasterUrl(): string | undefined {
+    return this.lenientSettings().masterUrl;
+  }
+
+  /**
+   * Switches between DEFAULT and SLAVE. To SLAVE: writes are refused from now on, what is
+   * staged is committed, the index is closed and the collection starts syncing from its
+   * master into `data/{c}/replica/` (live/ stays as it was, unused). To DEFAULT: the state
+   * the query processor served becomes live/ (verified like a restore; staged changes of
+   * its earlier life as an admin are discarded) and it takes changes again.
+   */
+  async setMode(mode: CollectionMode): Promise<void> {
+    this.guardWrite();
+    this.refuseIfDisabled();
+    const current = this.mode();
+    if (current === mode) return;
+    this.switchingTo = mode;
+    try {
+      if (current === 'DEFAULT') {
+        // Every acknowledged change committed before the index is given up.
+        await this.ensureRunning();
+        await this.waitIdle();
+        const runtime = this.runtime;
+        if (runtime !== undefined && runtime.index.stagedChanges > 0) await this.commitNow(runtime);
+      }
+      await this.serialTransition(async () => {
+        await this.stopNow();
+        if (current === 'SLAVE') await this.promoteReplica();
+        this.modeFile.write({ mode, sync: true });
+        this.cachedMode = mode;
+        this.log.info({ collection: this.name, mode }, 'collection mode changed');
+      });
+    } finally {
+      this.switchingTo = undefined;
+    }
+    // A query processor syncs from now on, not at its first search.
+    if (mode === 'SLAVE') await this.ensureRunning();
+  }
+
+  /** live/ from the replica's installed state (SLAVE to DEFAULT); the replica's folder is then removed. */
+  private async promoteReplica(): Promise<void> {
+    const folder = replicaFolder(this.home, this.name);
+    if (!existsSync(folder)) return;
+    const replica = ReplicaIndex.open(folder);
+    try {
+      const pinned = replica.pin();
+      if (pinned !== null) {
+        try {
+          const files = pinned.listing.files.map((file) => ({ name: file.name, path: pinned.path(file) }));
+          const number = await this.snapshots.installIntoLive(pinned.listing.manifest, files);
+          this.marker.writeRestored(number);
+        } finally {
+          pinned.release();
+        }
+      }
+    } finally {
+      await replica.close();
+    }
+    rmSync(folder, { recursive: true, force: true });
+  }
+
+  /** The sync state of a query processor (`GET .../sync/collections/{c}/state`). */
+  syncState(): SyncStateView & { mode: CollectionMode; reason?: string } {
+    const mode = this.mode();
+    const settings = this.replicationSettings();
+    const master = settings.masterUrl ?? null;
+    let reason: string | undefined;
+    let view: SyncStateView;
+    if (this.replicaRuntime !== undefined) {
+      view = this.replicaRuntime.syncView();
+      if (this.replicaRuntime.puller === undefined) reason = 'push.replication.master-url is not set';
+      else if (!this.replicaRuntime.puller.isRunning) reason = 'stopped through the sync API';
+    } else {
+      view = stoppedSyncView(master, null);
+      if (mode !== 'SLAVE')
+        reason = 'the collection is in mode DEFAULT: it is a master, not a query processor';
+      else if (!settings.run) reason = `push.run=false in conf/${this.name}/collection.cfg`;
+      else reason = 'the collection is not running';
+    }
+    return { ...view, mode, ...(reason === undefined ? {} : { reason }) };
+  }
+
+  /** Starts (and keeps across restarts) the sync of a query processor. */
+  async startSync(): Promise<void> {
+    this.requireSlave();
+    this.refuseIfDisabled();
+    if (this.replicationSettings().masterUrl === undefined)
+      throw new SearchError(
+        'WRONG_STATE',
+        `collection ${this.name} has no master: set push.replication.master-url in conf/${this.name}/collection.cfg`,
+      );
+    this.modeFile.write({ mode: 'SLAVE', sync: true });
+    await this.ensureRunning();
+    this.replicaRuntime?.puller?.start();
+  }
+
+  /** Stops the sync of a query processor (searches go on over what it installed); kept across restarts. */
+  async stopSync(): Promise<void> {
+    this.requireSlave();
+    this.modeFile.write({ mode: 'SLAVE', sync: false });
+    await this.replicaRuntime?.puller?.stop();
+  }
+
+  private requireSlave(): void {
+    if (this.mode() !== 'SLAVE')
+      throw new SearchError(
+        'WRONG_STATE',
+        `collection ${this.name} is in mode DEFAULT: only a query processor (mode SLAVE) syncs; POST .../mode?mode=SLAVE first`,
+      );
+  }
+
+  /**
+   * The master side of this collection, for query processors that copy it (refused with
+   * push.run=false). Starts the collection; an admin serves its live index, a query
+   * processor the state it installed (chains).
+   */
+  async replicationMaster(): Promise<ReplicationMaster> {
+    for (;;) {
+      this.refuseIfDisabled();
+      // Stopped by an operator (a restore needs STOPPED): the query processors wait for its next start.
+      if (this.stoppedOnPurpose && this.currentState !== 'RUNNING')
+        throw new SearchError(
+          'INDEX_CLOSED',
+          `collection ${this.name} was stopped on this server; it serves query processors again once it starts (at its next push or search request)`,
+        );
+      await this.ensureRunning();
+      const owner = this.replicaRuntime ?? this.runtime;
+      if (owner === undefined) continue;
+      if (this.master?.owner === owner) return this.master.master;
+      this.master?.master.close();
+      const source =
+        this.replicaRuntime !== undefined
+          ? new ReplicaSource(this.replicaRuntime.replica)
+          : new LiveIndexSource(this.home.liveFolder(this.name), () => this.acquireSearcher());
+      this.master = { owner, master: new ReplicationMaster(source) };
+      return this.master.master;
+    }
+  }
+
+  /**
+   * Applies collection.cfg as it is now (the server looks for changes every second):
+   * push.run=false stops the collection and its sync; back to true, a query processor
+   * starts syncing again.
+   */
+  async applyConfiguration(): Promise<void> {
+    let settings: ReplicationSettings;
+    try {
+      this.settingsCache.reload(this.name);
+      settings = this.replicationSettings();
+    } catch {
+      return; // reported to whoever uses the collection next
+    }
+    if (!settings.run) {
+      if (this.currentState === 'STOPPED') return;
+      this.log.warn({ collection: this.name }, 'push.run=false: collection stopped');
+      await this.serialTransition(() => this.stopNow());
+      return;
+    }
+    await this.closeFrozen();
+    if (this.currentState === 'STOPPED' && this.mode() === 'SLAVE')
+      await this.ensureRunning().catch(() => undefined);
+  }
+
+  private async closeFrozen(): Promise<void> {
+    const frozen = this.frozen;
+    this.frozen = undefined;
+    if (frozen === undefined) return;
+    if (frozen.index instanceof ReplicaIndex) await frozen.index.close();
+    else frozen.index.close();
+  }
+
+  /** What searches read while push.run=false: the last installed or committed state, opened read-only. */
+  private frozenView(): { index: FrozenIndex | ReplicaIndex; manifest: Manifest | null } {
+    if (this.frozen !== undefined) return this.frozen;
+    if (this.mode() === 'SLAVE') {
+      const replica = ReplicaIndex.open(replicaFolder(this.home, this.name));
+      this.frozen = { index: replica, manifest: replica.manifest };
+    } else {
+      const index = FrozenIndex.open(this.home.liveFolder(this.name));
+      this.frozen = { index, manifest: index.manifest };
+    }
+    return this.frozen;
   }
 
   get state(): CollectionState {
@@ -101,9 +402,24 @@ export class PushCollection {
   /** The state call: never starts the collection. */
   stateView(): CollectionStateView {
     const view: CollectionStateView = { collection: this.name, state: this.currentState };
+    try {
+      view.mode = this.mode();
+      const settings = this.replicationSettings();
+      if (settings.masterUrl !== undefined && view.mode === 'SLAVE') view.master = settings.masterUrl;
+      if (!settings.run) view.reason = `push.run=false in conf/${this.name}/collection.cfg`;
+    } catch {
+      // A configuration that does not parse: the next start reports it (FAILED).
+    }
     if (this.failure !== undefined && this.currentState === 'FAILED') {
       view.reason = this.failure.reason;
       if (this.failure.file !== undefined) view.file = this.failure.file;
+    }
+    const replica = this.replicaRuntime?.replica;
+    if (replica !== undefined && this.currentState === 'RUNNING') {
+      const manifest = replica.manifest;
+      view.documents = manifest?.generations.reduce((n, g) => n + g.docCount - g.killedCount, 0) ?? 0;
+      view.generations = manifest?.generations.length ?? 0;
+      view.lastCommitTime = manifest?.lastCommitTime ?? null;
     }
     const runtime = this.runtime;
     if (runtime !== undefined && this.currentState === 'RUNNING') {
@@ -131,6 +447,7 @@ export class PushCollection {
   async ensureRunning(): Promise<void> {
     for (;;) {
       if (this.currentState === 'RUNNING') return;
+      this.refuseIfDisabled();
       await this.serialTransition(async () => {
         if (this.currentState === 'RUNNING') return;
         await this.start();
@@ -149,13 +466,29 @@ export class PushCollection {
 
   /** STOPPED: staged changes stay in the journal, the index is closed. */
   async stop(): Promise<void> {
-    await this.serialTransition(async () => {
+    this.stoppedOnPurpose = true;
+    await this.closeFrozen();
+    await this.serialTransition(() => this.stopNow());
+  }
+
+  /** {@link stop}'s work, inside a transition. */
+  private async stopNow(): Promise<void> {
+    {
       if (this.currentState !== 'RUNNING') {
         if (this.currentState === 'FAILED') this.currentState = 'STOPPED';
         return;
       }
       this.currentState = 'STOPPING';
       await this.waitIdle();
+      this.master?.master.close();
+      this.master = undefined;
+      const replicaRuntime = this.replicaRuntime;
+      if (replicaRuntime !== undefined) {
+        this.replicaRuntime = undefined;
+        await replicaRuntime.close();
+        this.currentState = 'STOPPED';
+        return;
+      }
       const runtime = this.runtime!;
       // From here on, background work of this runtime (a RE_INDEX loop, auto-commit) sees it is
       // no longer current and stops instead of starting new commits.
@@ -169,20 +502,39 @@ export class PushCollection {
       await settleAll(runtime.vacuumsInFlight);
       await runtime.journal.close();
       this.currentState = 'STOPPED';
-    });
+    }
   }
 
   private async start(): Promise<void> {
     this.currentState = 'STARTING';
     this.failure = undefined;
+    this.stoppedOnPurpose = false;
     try {
+      await this.closeFrozen();
       this.snapshots.removePartial();
+      // A start reads the files again: files edited by hand apply at a stop and start.
+      const settings = this.settingsCache.reload(this.name);
+      const mode = this.resolveMode(true);
+      const recorded = this.modeFile.read();
+      if (recorded === undefined) this.modeFile.write({ mode, sync: true });
+      if (mode === 'SLAVE') {
+        const replicaRuntime = ReplicaRuntime.open({
+          collection: this.name,
+          home: this.home,
+          log: this.log,
+          masterUrl: this.replicationSettings().masterUrl,
+          context: this.replication,
+        });
+        this.replicaRuntime = replicaRuntime;
+        this.currentState = 'RUNNING';
+        replicaRuntime.start(recorded?.sync !== false);
+        return;
+      }
       const runtime = await startRuntime({
         collection: this.name,
         home: this.home,
         log: this.log,
-        // A start reads the files again: files edited by hand apply at a stop and start.
-        settings: this.settingsCache.reload(this.name),
+        settings,
         marker: this.marker,
         openJournal: this.openJournal,
         guardWrite: () => this.guardWrite(),
@@ -220,10 +572,25 @@ export class PushCollection {
   private async withRuntime<T>(work: (runtime: CollectionRuntime) => Promise<T> | T): Promise<T> {
     for (;;) {
       await this.ensureRunning();
+      if (this.mode() === 'SLAVE') this.refuseChanges('changes');
       if (this.currentState !== 'RUNNING' || this.runtime === undefined) continue;
       this.inFlight++;
       try {
         return await work(this.runtime);
+      } finally {
+        if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+      }
+    }
+  }
+
+  /** Runs a read on a running query processor (mode SLAVE), starting it first. */
+  private async withReplica<T>(work: (runtime: ReplicaRuntime) => Promise<T> | T): Promise<T> {
+    for (;;) {
+      await this.ensureRunning();
+      if (this.currentState !== 'RUNNING' || this.replicaRuntime === undefined) continue;
+      this.inFlight++;
+      try {
+        return await work(this.replicaRuntime);
       } finally {
         if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
       }
@@ -248,6 +615,7 @@ export class PushCollection {
   }): Promise<string> {
     const key = canonicalizeKey(input.key);
     this.guardWrite();
+    this.refuseChanges('documents');
     return this.withRuntime(async (runtime) => {
       const metadata = { ...input.metadata };
       const receivedTime = formatReceivedTime(new Date());
@@ -279,6 +647,7 @@ export class PushCollection {
   async deleteDocument(rawKey: string): Promise<string> {
     const key = canonicalizeKey(rawKey);
     this.guardWrite();
+    this.refuseChanges('deletes');
     return this.withRuntime(async (runtime) => {
       await this.appendAndApply(runtime, { op: 'delete', key }, null, () => runtime.index.delete(key));
       return key;
@@ -291,6 +660,7 @@ export class PushCollection {
     if (key === target)
       throw new SearchError('PARAMETER_INVALID', 'a redirect must point to another key than itself');
     this.guardWrite();
+    this.refuseChanges('redirects');
     return this.withRuntime(async (runtime) => {
       const change: ChangeRecord = { op: 'redirect', key, target };
       const doc = mapRedirect(key, target, formatReceivedTime(new Date()));
@@ -302,6 +672,18 @@ export class PushCollection {
   /** The document as pushed: staged version first, else the committed one; null when absent. */
   async getDocument(rawKey: string): Promise<DocumentView | null> {
     const key = canonicalizeKey(rawKey);
+    if (this.mode() === 'SLAVE') {
+      // A query processor has only committed documents: those its master published.
+      return this.withReplica((runtime) => {
+        const searcher = runtime.replica.acquireSearcher();
+        try {
+          const found = searcher.getDocument(key);
+          return found === null ? null : documentView(key, found.record, true);
+        } finally {
+          searcher.release();
+        }
+      });
+    }
     return this.withRuntime((runtime) => {
       const staged = runtime.index.stagedDocument(key);
       if (staged === null) return null;
@@ -424,6 +806,7 @@ export class PushCollection {
     requestId?: string,
   ): Promise<{ generation: number | null; manifest: number; changes: number }> {
     this.guardWrite();
+    this.refuseChanges('commits');
     return this.withRuntime(async (runtime) => {
       const run = this.commitNow(runtime, requestId);
       if (!wait) {
@@ -525,6 +908,7 @@ export class PushCollection {
   /** MERGE: every generation into one. RE_INDEX: every stored document indexed again under today's configuration. */
   async vacuum(type: VacuumType, wait = true, requestId?: string): Promise<VacuumProgress> {
     this.guardWrite();
+    this.refuseChanges('vacuums');
     return this.withRuntime(async (runtime) => {
       if (this.vacuumProgress?.state === 'RUNNING') {
         throw new SearchError('WRONG_STATE', `a ${this.vacuumProgress.type} vacuum is already running`);
@@ -624,6 +1008,11 @@ export class PushCollection {
    * re-indexed documents are published together. Undefined when the collection is not running.
    */
   indexSchema(): SchemaOptions | undefined {
+    const replicated = this.replicaRuntime?.replica.manifest ?? this.frozen?.manifest;
+    if (this.runtime === undefined && replicated != null) {
+      const recorded = replicated.userData[SCHEMA_USER_DATA];
+      return typeof recorded === 'object' && recorded !== null ? (recorded as SchemaOptions) : undefined;
+    }
     const runtime = this.runtime;
     return runtime === undefined ? undefined : (recordedSchemaOf(runtime.index) ?? runtime.schema);
   }
@@ -636,6 +1025,7 @@ export class PushCollection {
    * a commit) and resolves once the re-indexed documents are committed.
    */
   async updateEvidence(): Promise<EvidenceUpdate> {
+    this.refuseChanges('evidence updates');
     return this.withRuntime((runtime) => runtime.evidence.updateNow());
   }
 
@@ -646,6 +1036,7 @@ export class PushCollection {
    */
   async processClickLogs(options: { now?: number } = {}): Promise<ClickProcessing> {
     this.guardWrite();
+    this.refuseChanges('click log processing (its clicks go to the master)');
     return this.withRuntime((runtime) => runtime.evidence.processClickLogs(options));
   }
 
@@ -655,6 +1046,22 @@ export class PushCollection {
   async createSnapshot(name: string): Promise<SnapshotListing> {
     this.guardWrite();
     this.home.snapshotFolder(this.name, name); // validates the name before the collection starts
+    if (this.mode() === 'SLAVE') {
+      return this.withReplica(async (runtime) => {
+        const pinned = runtime.replica.pin();
+        if (pinned === null)
+          throw new SearchError(
+            'WRONG_STATE',
+            `query processor ${this.name} has installed nothing from its master yet: nothing to snapshot`,
+          );
+        try {
+          const files = pinned.listing.files.map((file) => ({ name: file.name, path: pinned.path(file) }));
+          return await this.snapshots.createFromFiles(name, pinned.listing.manifest, files);
+        } finally {
+          pinned.release();
+        }
+      });
+    }
     return this.withRuntime((runtime) => this.snapshots.create(runtime.index, name));
   }
 
@@ -672,6 +1079,7 @@ export class PushCollection {
   /** Replaces live/ by a snapshot. Needs STOPPED (the spec's rule); the next request starts on it. */
   async restoreSnapshot(name: string): Promise<void> {
     this.guardWrite();
+    this.refuseChanges('restores (restore the admin: its query processors follow)');
     this.home.snapshotFolder(this.name, name);
     await this.serialTransition(async () => {
       if (this.currentState !== 'STOPPED' && this.currentState !== 'FAILED') {
@@ -693,12 +1101,15 @@ export class PushCollection {
 
   /** A point-in-time searcher of the committed index (starts the collection). */
   async acquireSearcher(): Promise<Searcher> {
+    // push.run=false: the collection does not run, its last state is still searched.
+    if (!this.runs()) return this.frozenView().index.acquireSearcher();
+    if (this.mode() === 'SLAVE') return this.withReplica((runtime) => runtime.replica.acquireSearcher());
     return this.withRuntime((runtime) => runtime.index.acquireSearcher());
   }
 
   /** Waits for merges and commits everything staged (upgrade preparation). */
   async quiesce(): Promise<void> {
-    if (this.currentState !== 'RUNNING') return;
+    if (this.currentState !== 'RUNNING' || this.runtime === undefined) return;
     await this.withRuntime(async (runtime) => {
       if (runtime.index.stagedChanges > 0) await this.commitNow(runtime);
       await runtime.index.waitForMerges();

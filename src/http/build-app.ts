@@ -11,6 +11,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { CollectionManager } from '../collection/collection-manager.js';
+import { SearchError } from '../errors.js';
 import { parseCfg } from '../collection/config/cfg-file.js';
 import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
 import { HomeLock } from '../collection/home-lock.js';
@@ -34,6 +35,9 @@ import { healthRoutes } from './health.js';
 import { landingPageRoutes } from './landing-page.js';
 import { installMetrics, readMetricsPublic } from './metrics.js';
 import { pushApi, type PushAuthenticator } from './push-api/push-api.js';
+import { replicationRoutes } from './replication-routes.js';
+import { ClickReceiver } from '../replication/click-forwarder.js';
+import { REPLICATION_PREFIX } from '../replication/sync-client.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { SearchService } from '../search/search-service.js';
@@ -248,7 +252,11 @@ async function buildOnLockedHome(
   await installCors(app, readCorsOrigins(home));
   // Every page's icon, the browser's default request included.
   await app.register(faviconRoute);
-  await app.register(healthRoutes, { manager });
+  const readyMaxLag = readReadyMaxLag(home);
+  await app.register(healthRoutes, {
+    manager,
+    ...(readyMaxLag !== undefined ? { maxLagSeconds: readyMaxLag } : {}),
+  });
   landingPageRoutes(app);
 
   // The API UI and the admin UI at /search/admin/.
@@ -272,6 +280,26 @@ async function buildOnLockedHome(
       authenticate: options.authenticate ?? pushAuthenticator(auth),
     });
   }
+
+  // The master side of replication: query processors copy committed states from here
+  // (signed with server_secret, no user; see docs/replication.md).
+  const clickReceivers = new Map<string, ClickReceiver>();
+  await app.register(replicationRoutes, {
+    prefix: REPLICATION_PREFIX,
+    secret: manager.replication.secret,
+    masterFor: (name) => manager.collection(name).replicationMaster(),
+    receiveClicks: (name, batch, lines) => {
+      manager.collection(name); // an unknown or meta collection is refused
+      let receiver = clickReceivers.get(name);
+      if (receiver === undefined) {
+        receiver = new ClickReceiver(home.clickLogFolder(name));
+        clickReceivers.set(name, receiver);
+      }
+      return receiver.receive(batch, lines);
+    },
+  });
+  // Query processors sync from the start, and edited collection.cfg files apply (push.run).
+  app.addHook('onReady', async () => manager.startBackground());
 
   await app.register(authRoutes, { prefix: '/admin-api/account/v1', auth });
   await app.register(adminApi, { prefix: '/admin-api/v1', manager, auth });
@@ -319,6 +347,26 @@ function readGlobalConfig(home: SearchHome): GlobalConfig {
   const entries = existsSync(file) ? parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg') : undefined;
   return resolveGlobalConfig(entries, { globalFile: 'conf/global.cfg' });
 }
+
+/**
+ * `replication.ready-max-lag-seconds` of global.cfg (see health.ts); a value that is not a
+ * whole number of seconds stops the server with CONFIG_INVALID naming it.
+ */
+function readReadyMaxLag(home: SearchHome): number | undefined {
+  const file = home.globalConfigFile;
+  if (!existsSync(file)) return undefined;
+  const text = parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg').get(READY_MAX_LAG_KEY)?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d{1,9}$/.test(text))
+    throw new SearchError(
+      'CONFIG_INVALID',
+      `conf/global.cfg: ${READY_MAX_LAG_KEY} must be a whole number of seconds, found ${JSON.stringify(text)}`,
+    );
+  return Number(text);
+}
+
+/** The global.cfg key of the lag a query processor may have and still be ready. */
+const READY_MAX_LAG_KEY = 'replication.ready-max-lag-seconds';
 
 function requestIdGenerator(): (request: IncomingMessage) => string {
   const prefix = randomBytes(3).toString('hex');

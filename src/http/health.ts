@@ -5,13 +5,20 @@ import type { CollectionStateView } from '../collection/push-collection.js';
 /** Options of the {@link healthRoutes} plugin. */
 export interface HealthRoutesOptions {
   manager: CollectionManager;
+  /**
+   * `replication.ready-max-lag-seconds` of global.cfg: a query processor further behind its
+   * master than this (or failing to sync) makes `/ready` answer 503. Undefined: lag is not
+   * checked unless the request asks (`/ready?max-lag-seconds=`).
+   */
+  maxLagSeconds?: number;
 }
 
 /** A push collection that keeps the installation from being ready. */
 export interface UnreadyCollection {
   collection: string;
-  state: 'STARTING' | 'FAILED';
-  /** Why it failed (FAILED only). */
+  /** LAGGING: a query processor further behind its master than the allowed lag. */
+  state: 'STARTING' | 'FAILED' | 'LAGGING';
+  /** Why it failed, or how far behind it is. */
   reason?: string;
   /** The index file found corrupt, when that is the reason. */
   file?: string;
@@ -28,7 +35,7 @@ export interface ReadyAnswer {
  * starts a collection). STOPPED ones are not counted: collections start on their first
  * request, so an installation with idle collections is ready.
  */
-export function unreadyCollections(manager: CollectionManager): UnreadyCollection[] {
+export function unreadyCollections(manager: CollectionManager, maxLagSeconds?: number): UnreadyCollection[] {
   const unready: UnreadyCollection[] = [];
   for (const name of manager.names()) {
     let view: CollectionStateView;
@@ -37,6 +44,11 @@ export function unreadyCollections(manager: CollectionManager): UnreadyCollectio
       view = manager.collection(name).stateView();
     } catch {
       continue; // deleted while we listed
+    }
+    if (maxLagSeconds !== undefined && view.mode === 'SLAVE' && view.state === 'RUNNING') {
+      const lagging = laggingReason(manager, name, maxLagSeconds);
+      if (lagging !== undefined) unready.push({ collection: name, state: 'LAGGING', reason: lagging });
+      continue;
     }
     if (view.state !== 'STARTING' && view.state !== 'FAILED') continue;
     unready.push({
@@ -49,16 +61,42 @@ export function unreadyCollections(manager: CollectionManager): UnreadyCollectio
   return unready;
 }
 
+/** Why a running query processor is too far behind, or undefined when it is not. */
+function laggingReason(manager: CollectionManager, name: string, maxLagSeconds: number): string | undefined {
+  let sync;
+  try {
+    sync = manager.collection(name).syncState();
+  } catch {
+    return undefined;
+  }
+  if (sync.state === 'STOPPED') return undefined; // stopped on purpose: it serves what it has
+  if (sync.lastSyncedGeneration === null) return 'it has installed nothing from its master yet';
+  if (sync.lagSeconds > maxLagSeconds)
+    return `${sync.lagSeconds} s behind its master (at most ${maxLagSeconds} s allowed)${
+      sync.lastError === null ? '' : `; last error: ${sync.lastError.message}`
+    }`;
+  return undefined;
+}
+
+/** Reads `max-lag-seconds` of a `/ready` request: a whole number of seconds, or undefined. */
+function lagParameter(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) return undefined;
+  return Number(value);
+}
+
 /**
  * Probes for load balancers and orchestrators, public (no user), never starting a collection:
  * - `GET /health` (liveness): 200 `{"status":"ok"}` whenever the event loop answers.
  * - `GET /ready` (readiness): 200 when every push collection that is not STOPPED is RUNNING,
  *   else 503 with the collections STARTING or FAILED (with the reason and, for a corrupt
  *   index, the file). A FAILED collection stays listed until it is stopped (POST state/stop)
- *   or starts successfully.
+ *   or starts successfully. On a query processor, with `?max-lag-seconds=N` or
+ *   `replication.ready-max-lag-seconds` of global.cfg, a collection further behind its master
+ *   (or that has installed nothing yet) is listed as LAGGING, so that a load balancer takes
+ *   the server out until it caught up.
  */
 export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOptions): Promise<void> {
-  const { manager } = options;
+  const { manager, maxLagSeconds } = options;
   const tags = ['operations'];
 
   app.get(
@@ -75,13 +113,24 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOp
     {
       schema: {
         tags,
-        summary: 'Readiness: 200 when no push collection is STARTING or FAILED',
+        summary: 'Readiness: 200 when no push collection is STARTING, FAILED or (query processors) LAGGING',
         description:
-          'Answers {"status": "ready" | "not ready", "collections": [{collection, state, reason?, file?}]}: 503 lists the collections STARTING or FAILED.',
+          'Answers {"status": "ready" | "not ready", "collections": [{collection, state, reason?, file?}]}: 503 lists the collections STARTING, FAILED or LAGGING. LAGGING: a query processor further behind its master than max-lag-seconds (the parameter, else replication.ready-max-lag-seconds of global.cfg; unchecked without either).',
+        querystring: {
+          type: 'object',
+          properties: {
+            'max-lag-seconds': {
+              type: 'string',
+              pattern: '^[0-9]{1,9}$',
+              description: 'Most seconds a query processor may be behind its master and still be ready.',
+            },
+          },
+        },
       },
     },
-    async (_request, reply): Promise<ReadyAnswer> => {
-      const collections = unreadyCollections(manager);
+    async (request, reply): Promise<ReadyAnswer> => {
+      const asked = lagParameter((request.query as Record<string, unknown>)['max-lag-seconds']);
+      const collections = unreadyCollections(manager, asked ?? maxLagSeconds);
       void reply.header('cache-control', 'no-store');
       if (collections.length > 0) {
         void reply.code(503);

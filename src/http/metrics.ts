@@ -10,6 +10,7 @@ import type { Authenticator } from '../security/authenticator.js';
 import { ADMIN_PERMISSION } from '../security/permissions.js';
 import { requireUser } from './auth-hooks.js';
 import type { SearchPoolStats } from '../search/threads/search-thread-pool.js';
+import type { SyncState, SyncStateView } from '../replication/replication-puller.js';
 
 /** Options of {@link installMetrics}. */
 export interface MetricsOptions {
@@ -34,6 +35,8 @@ export const QUERY_ROUTES: readonly string[] = Object.freeze(['/s/search.json', 
 
 /** Label of requests no route matched: raw URLs would make one series per URL scanned. */
 const UNMATCHED_ROUTE = 'unmatched';
+
+const SYNC_STATES: readonly SyncState[] = ['STOPPED', 'IN_SYNC', 'SYNCING', 'ERROR'];
 
 const COLLECTION_STATES: readonly CollectionState[] = [
   'STOPPED',
@@ -186,6 +189,29 @@ export class ServiceMetrics {
     'Journal fsyncs (each makes a group of appends durable)',
   );
 
+  // Query processors (mode SLAVE): their sync, read at each scrape.
+  private readonly replicationLag = this.gauge(
+    'pushsearch_replication_lag_seconds',
+    'Query processors: seconds since the master published a state not installed here (0 when in sync)',
+  );
+  private readonly replicationLagGenerations = this.gauge(
+    'pushsearch_replication_lag_generations',
+    'Query processors: manifests the installed state is behind the newest the master announced',
+  );
+  private readonly replicationGeneration = this.gauge(
+    'pushsearch_replication_synced_generation',
+    "Query processors: manifest number of the installed state (the admin's numbering)",
+  );
+  private readonly replicationState = this.gauge(
+    'pushsearch_replication_state',
+    'Query processors: 1 for the current sync state (STOPPED, IN_SYNC, SYNCING, ERROR), 0 for the others',
+    ['collection', 'state'],
+  );
+  private readonly replicationBytes = this.counter(
+    'pushsearch_replication_bytes_pulled_total',
+    'Query processors: bytes downloaded from the master since the sync started',
+  );
+
   // The search threads (issue #19): read from the pool at each scrape.
   private readonly searchMetrics: (Gauge | Counter)[] = [];
   private readonly searchThreads = this.searchGauge(
@@ -257,6 +283,7 @@ export class ServiceMetrics {
       }
       for (const state of COLLECTION_STATES)
         this.state.set({ collection: name, state }, view.state === state ? 1 : 0);
+      if (view.mode === 'SLAVE') this.refreshSync(name);
       const stats = view.stats;
       if (stats === undefined) continue;
       const labels = { collection: name };
@@ -277,6 +304,22 @@ export class ServiceMetrics {
       this.journalAppends.inc(labels, stats.JournalAppends);
       this.journalFsyncs.inc(labels, stats.JournalFsyncs);
     }
+  }
+
+  private refreshSync(name: string): void {
+    let sync: SyncStateView;
+    try {
+      sync = this.manager.collection(name).syncState();
+    } catch {
+      return;
+    }
+    const labels = { collection: name };
+    for (const state of SYNC_STATES)
+      this.replicationState.set({ collection: name, state }, sync.state === state ? 1 : 0);
+    this.replicationLag.set(labels, sync.lagSeconds);
+    this.replicationLagGenerations.set(labels, sync.lagGenerations);
+    if (sync.lastSyncedGeneration !== null) this.replicationGeneration.set(labels, sync.lastSyncedGeneration);
+    this.replicationBytes.inc(labels, sync.bytesPulled);
   }
 
   private refreshSearch(): void {
@@ -341,7 +384,7 @@ export function installMetrics(app: FastifyInstance, options: MetricsOptions): S
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
-        description: `Requests by route and status, request and query latency, search threads (busy, queue length, rejections, timeouts, thread failures), per running collection: documents, staged changes, generations, commits, merges, journal fsyncs; process RSS, open files, event loop lag. Public unless ${METRICS_PUBLIC_KEY}=false in conf/global.cfg (then sec.administer is needed).`,
+        description: `Requests by route and status, request and query latency, search threads (busy, queue length, rejections, timeouts, thread failures), per running collection: documents, staged changes, generations, commits, merges, journal fsyncs; per query processor: replication lag (seconds and generations), sync state, synced generation, bytes pulled; process RSS, open files, event loop lag. Public unless ${METRICS_PUBLIC_KEY}=false in conf/global.cfg (then sec.administer is needed).`,
       },
     },
     async (_request, reply) => {

@@ -277,7 +277,8 @@ export class ReplicaIndex {
       known.references++;
       return known.reader;
     }
-    const reader = GenerationReader.open(new FsDirectory(folder), generation);
+    // Opened to share: the search threads read the same memory (see GenerationReader.shared).
+    const reader = GenerationReader.open(new FsDirectory(folder), generation, { share: true });
     readerFolders.set(reader, folder);
     this.readers.set(folder, { reader, references: 1 });
     return reader;

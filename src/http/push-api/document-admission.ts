@@ -103,7 +103,8 @@ export function documentAdmission(options: DocumentAdmissionOptions): preParsing
       const { collection } = request.params as { collection: string };
       // This hook runs before the query schema is checked: `?key=a&key=b` arrives as an array here.
       const { key } = request.query as { key?: string | string[] };
-      manager.collection(collection);
+      // Refused before the body is read: a query processor or a collection that does not run.
+      manager.collection(collection).refuseChanges('documents');
       manager.guardWrite();
       if (Array.isArray(key)) {
         throw new SearchError(

@@ -6,6 +6,7 @@ import { commitAndVacuumRoutes } from './commit-and-vacuum.js';
 import { documentAdmission } from './document-admission.js';
 import { documentRoutes } from './documents.js';
 import { snapshotRoutes } from './snapshots.js';
+import { replicationApiRoutes } from './replication-api.js';
 import { stateAndUpgradeRoutes } from './state-and-upgrade.js';
 
 /**
@@ -43,7 +44,8 @@ export interface PushApiOptions {
  * `/push-api/v2`), one module per resource with its schemas beside it: documents and
  * redirects (`documents.ts`), commit, vacuum and click logs (`commit-and-vacuum.ts`),
  * snapshots and restore (`snapshots.ts`), state, stop and upgrade preparation
- * (`state-and-upgrade.ts`).
+ * (`state-and-upgrade.ts`), collection mode and the sync of query processors
+ * (`replication-api.ts`).
  *
  * Collection start: every route that reads or writes documents or the index (documents,
  * redirects, commit, vacuum, snapshot creation) starts a stopped collection first, as the
@@ -94,4 +96,5 @@ export async function pushApi(app: FastifyInstance, options: PushApiOptions): Pr
   commitAndVacuumRoutes(typed, manager);
   snapshotRoutes(typed, manager);
   stateAndUpgradeRoutes(typed, manager);
+  replicationApiRoutes(typed, manager);
 }

@@ -10,7 +10,16 @@ export const STATE_RESPONSE = {
   properties: {
     collection: { type: 'string' },
     state: { type: 'string', enum: ['STOPPED', 'STARTING', 'RUNNING', 'STOPPING', 'FAILED'] },
-    reason: { type: 'string', description: 'Why the collection is FAILED.' },
+    mode: {
+      type: 'string',
+      enum: ['DEFAULT', 'SLAVE'],
+      description: 'DEFAULT takes changes; SLAVE is a read-only query processor syncing from its master.',
+    },
+    master: { type: 'string', description: "A query processor's master (push.replication.master-url)." },
+    reason: {
+      type: 'string',
+      description: 'Why the collection is FAILED, or why it does not run (push.run=false).',
+    },
     file: { type: 'string', description: 'The file that made it FAILED, when one did.' },
     documents: { type: 'integer' },
     stagedChanges: { type: 'integer' },
