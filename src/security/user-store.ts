@@ -1,8 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { validateName } from '../collection/search-home.js';
-import { SearchError } from '../errors.js';
+import { diskFullError, isDiskFull, SearchError } from '../errors.js';
 import { DEFAULT_SCRYPT_PARAMS, hashPassword, type ScryptParams } from './password-hash.js';
 import {
   ADMIN_PERMISSION,
@@ -126,6 +135,11 @@ export class UserStore {
   readonly file: string;
   private readonly users = new Map<string, StoredUser>();
   private readonly tokens = new Map<string, StoredToken>();
+  /** What the file holds (records are replaced, never changed in place): restored when a write fails. */
+  private saved: { users: Map<string, StoredUser>; tokens: Map<string, StoredToken> } = {
+    users: new Map(),
+    tokens: new Map(),
+  };
   private readonly clock: () => number;
   private readonly scrypt: ScryptParams;
   private readonly onPasswordChanged: ((user: string) => void) | undefined;
@@ -136,6 +150,7 @@ export class UserStore {
     this.clock = options.clock ?? Date.now;
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
     if (existsSync(file)) this.load();
+    this.saved = { users: new Map(this.users), tokens: new Map(this.tokens) };
   }
 
   /** Number of users. */
@@ -406,7 +421,26 @@ export class UserStore {
     for (const token of rest.tokens) if (token.expires > now) this.tokens.set(token.id, token);
   }
 
+  /**
+   * Writes the file; when that fails, the users and tokens in memory go back to what the file
+   * holds (a change refused is a change not made), and a full disk is `INSUFFICIENT_STORAGE`
+   * (507) like the push API's, not an internal error.
+   */
   private save(): void {
+    try {
+      this.write();
+      this.saved = { users: new Map(this.users), tokens: new Map(this.tokens) };
+    } catch (error) {
+      this.users.clear();
+      for (const [name, user] of this.saved.users) this.users.set(name, user);
+      this.tokens.clear();
+      for (const [id, token] of this.saved.tokens) this.tokens.set(id, token);
+      if (isDiskFull(error)) throw diskFullError('saving conf/users.json (users and tokens)', error);
+      throw error;
+    }
+  }
+
+  private write(): void {
     const now = this.clock();
     for (const [id, token] of this.tokens) if (token.expires <= now) this.tokens.delete(id);
     const body: FileBody = {
@@ -428,12 +462,18 @@ export function writeFileAtomically(file: string, text: string, mode = 0o600): v
   const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(temporary, 'w', mode);
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+  } catch (error) {
+    // A half-written temporary file would hold space a full disk needs back.
+    rmSync(temporary, { force: true });
+    throw error;
   }
-  renameSync(temporary, file);
   const folder = openSync(dirname(file), 'r');
   try {
     fsyncSync(folder);
