@@ -4,7 +4,7 @@
  * their own homes (the real-process chain is `cluster.test.ts`).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -143,6 +143,30 @@ describe('collection modes and the sync API', () => {
     });
     assert.equal(refused.statusCode, 409);
     assert.equal(refused.json().error, 'WRONG_STATE');
+  });
+
+  it("clicks on a query processor's results reach its master's click log, once", async () => {
+    const { app: master, url } = await admin();
+    await push(master, { 'local:fig': 'fig jam' });
+    const qp = await queryProcessor(url);
+    await waitFor('the first sync', async () => (await syncState(qp)).state === 'IN_SYNC');
+    const search = await qp.app.inject({ method: 'GET', url: '/s/search.json?collection=c&query=fig' });
+    const result = (
+      search.json() as { response: { resultPacket: { results: { clickTrackingUrl: string }[] } } }
+    ).response.resultPacket.results[0]!;
+    const click = await qp.app.inject({ method: 'GET', url: result.clickTrackingUrl });
+    assert.equal(click.statusCode, 302, click.body);
+    const masterLog = join(master.home, 'data', 'c', 'clicks', 'clicks.log');
+    const clicksOnMaster = () =>
+      existsSync(masterLog)
+        ? readFileSync(masterLog, 'utf8')
+            .split('\n')
+            .filter((line) => line.includes('local:fig'))
+        : [];
+    // Handed over in signed batches every 5 s (the log is rotated at one run, sent at the next).
+    await waitFor('the click on the master', () => clicksOnMaster().length > 0, 20_000);
+    assert.equal(clicksOnMaster().length, 1);
+    assert.equal((JSON.parse(clicksOnMaster()[0]!) as { query: string }).query, 'fig');
   });
 
   it('switching an admin to SLAVE commits what is staged first and refuses writes from then on', async () => {
