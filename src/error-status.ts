@@ -68,6 +68,8 @@ const STATUS_BY_CODE = {
   METADATA_TOO_MANY_NAMES: 413,
   METADATA_TOO_MANY_VALUES: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  // A request body in a Content-Encoding other than gzip, deflate or br (or in several).
+  CONTENT_ENCODING_UNSUPPORTED: 415,
   // Too many failed logins for a user or from an address (the route adds Retry-After).
   MERGE_BUSY: 409,
   LOGIN_RATE_LIMITED: 429,

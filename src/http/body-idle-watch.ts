@@ -44,8 +44,11 @@ export function watchBodyIdle(payload: Readable, pace: BodyPace): Readable {
     idleTimer = setTimeout(() => fail(pace.idleError()), pace.idleMs);
     idleTimer.unref();
   };
+  // A decoded body (content-encoding.ts) says how many encoded bytes arrived: Content-Length counts those.
+  const encoded = payload as Readable & { receivedEncodedLength?: number };
   payload.on('data', (chunk: Buffer) => {
-    watched.receivedEncodedLength += chunk.length;
+    watched.receivedEncodedLength =
+      encoded.receivedEncodedLength ?? watched.receivedEncodedLength + chunk.length;
     bytesInWindow += chunk.length;
     arm();
   });

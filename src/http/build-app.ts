@@ -40,6 +40,7 @@ import { ClickReceiver } from '../replication/click-forwarder.js';
 import { REPLICATION_PREFIX } from '../replication/sync-client.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
 import { installSecurityHeaders } from './security-headers.js';
+import { installBodyDecoding } from './content-encoding.js';
 import { SearchService } from '../search/search-service.js';
 import type { SearchPoolEvent } from '../search/threads/search-thread-pool.js';
 
@@ -240,6 +241,8 @@ async function buildOnLockedHome(
 
   // Before every route (and the 404 handler's answers): nosniff, frame and referrer policies.
   await installSecurityHeaders(app);
+  // Before every route's own preParsing hooks: they and the parsers see the decoded body.
+  installBodyDecoding(app);
   // Before every documented route: the OpenAPI document collects routes as they are registered.
   await registerOpenApi(app);
   // Before the routes: plugins get the hooks (request counting) their parent had at registration.

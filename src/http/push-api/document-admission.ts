@@ -120,7 +120,11 @@ export function documentAdmission(options: DocumentAdmissionOptions): preParsing
           `the body is ${declared} bytes; the limit is ${maxRequestBytes} bytes (push.max-request-bytes in conf/global.cfg)`,
         );
       }
-      bytes = Number.isFinite(declared) ? declared : maxRequestBytes; // chunked: the most it may grow to
+      // Chunked, or compressed (the limit applies to the decoded bytes): the most it may grow to.
+      const encoded =
+        request.headers['content-encoding'] !== undefined &&
+        request.headers['content-encoding'] !== 'identity';
+      bytes = Number.isFinite(declared) && !encoded ? declared : maxRequestBytes;
       owner = budgetOwnerOf(request);
       release = bodyBudget.tryAcquire(bytes, owner);
     } catch (error) {
