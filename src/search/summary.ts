@@ -1,4 +1,5 @@
-import type { Analyzer } from '../index/analysis/analyzer.js';
+import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
+import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
 import { escapeHtml } from '../escape-html.js';
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
@@ -6,9 +7,90 @@ const SCAN_CHARS = 20_000;
 const WINDOW_TOKENS = 32;
 
 /**
+ * Where the kept tokens of the text being summarised are: every kept token's start (a lead
+ * of a few tokens before the best window is cut from it) and, for tokens that are query
+ * terms only, their end and term. Reused from one summary to the next (a thread builds one
+ * at a time), so a summary allocates no object per token.
+ */
+class TokenScan implements TokenSink {
+  /** Start of every kept token, in order. */
+  starts: Int32Array = new Int32Array(4096);
+  kept = 0;
+  /** Kept-token index, start, end and distinct-term number of every token that is a query term. */
+  hitIndex: Int32Array = new Int32Array(256);
+  hitStart: Int32Array = new Int32Array(256);
+  hitEnd: Int32Array = new Int32Array(256);
+  hitTerm: Int32Array = new Int32Array(256);
+  hits = 0;
+  /** Query terms met so far, numbered in the order met (`hitTerm`). */
+  private readonly termNumbers = new Map<string, number>();
+  private queryTerms: ReadonlySet<string> = new Set();
+  private analyzer: Analyzer | null = null;
+  private table: SpellingTable | null = null;
+
+  run(text: string, analyzer: Analyzer, queryTerms: ReadonlySet<string>): void {
+    this.kept = 0;
+    this.hits = 0;
+    this.termNumbers.clear();
+    this.queryTerms = queryTerms;
+    this.analyzer = analyzer;
+    // Spellings → terms (the indexing threads' table): a word seen before costs a hash the
+    // scanner already computed and one comparison, no string and no normalisation.
+    this.table = SpellingTable.for(analyzer);
+    analyzer.forEachToken(text, 0, this);
+    this.analyzer = null;
+    this.table = null;
+  }
+
+  token(text: string, start: number, end: number, kind: number, hash: number): void {
+    const table = this.table!;
+    let term: string | null;
+    const id = table.lookup(text, start, end, kind, hash);
+    if (id === DROPPED) return;
+    if (id === UNKNOWN) {
+      term = this.analyzer!.termOfToken(text, start, end, kind);
+      if (term === null) return;
+    } else term = table.terms[id]!;
+    if (this.kept === this.starts.length) this.starts = grow(this.starts);
+    const index = this.kept++;
+    this.starts[index] = start;
+    if (!this.queryTerms.has(term)) return;
+    let number = this.termNumbers.get(term);
+    if (number === undefined) this.termNumbers.set(term, (number = this.termNumbers.size));
+    if (this.hits === this.hitIndex.length) {
+      this.hitIndex = grow(this.hitIndex);
+      this.hitStart = grow(this.hitStart);
+      this.hitEnd = grow(this.hitEnd);
+      this.hitTerm = grow(this.hitTerm);
+    }
+    const hit = this.hits++;
+    this.hitIndex[hit] = index;
+    this.hitStart[hit] = start;
+    this.hitEnd[hit] = end;
+    this.hitTerm[hit] = number;
+  }
+}
+
+function grow(array: Int32Array): Int32Array {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+const scan = new TokenScan();
+/** Distinct terms seen in one window: marks by term number, reset by a generation count. */
+let seenMarks: Int32Array = new Int32Array(64);
+let seenGeneration = 0;
+
+/**
  * A query-biased summary: the passage of about `maxChars` characters holding the most
  * distinct query terms (the start of the text when none occurs), HTML-escaped, with every
  * matched word wrapped in `<b>`. Safe to insert into HTML as is.
+ *
+ * Windows are {@link WINDOW_TOKENS} kept tokens (stop words do not count) starting at the
+ * text's first token or at a matched one; the best has the most distinct query terms, then
+ * the most matches, then comes first. Only the matched tokens are kept while scanning (with
+ * every kept token's start), so the cost is one pass of the analyzer's scanner over the text.
  */
 export function buildSummary(
   text: string,
@@ -17,33 +99,38 @@ export function buildSummary(
   maxChars = 260,
 ): string {
   const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
-  const tokens = analyzer.tokens(scanned);
-  const hits = tokens.map((t) => queryTerms.has(t.term));
-  // Sliding window over tokens maximising distinct matched terms (then total matches).
+  scan.run(scanned, analyzer, queryTerms);
+  const { starts, kept, hitIndex, hitStart, hitEnd, hitTerm, hits } = scan;
+  // The window at the first token (whether it matched or not), then one at each match.
   let best = 0;
   let bestDistinct = -1;
   let bestTotal = -1;
-  for (let start = 0; start < tokens.length; start++) {
-    if (!hits[start] && start !== 0) continue;
-    const seen = new Set<string>();
+  const consider = (start: number, firstHit: number): void => {
+    if (seenMarks.length < hits + 1) seenMarks = new Int32Array(2 * (hits + 1));
+    seenGeneration++;
+    let distinct = 0;
     let total = 0;
-    const end = Math.min(tokens.length, start + WINDOW_TOKENS);
-    for (let i = start; i < end; i++) {
-      if (hits[i]) {
-        seen.add(tokens[i]!.term);
-        total++;
+    const end = Math.min(kept, start + WINDOW_TOKENS);
+    for (let h = firstHit; h < hits && hitIndex[h]! < end; h++) {
+      total++;
+      const term = hitTerm[h]!;
+      if (seenMarks[term] !== seenGeneration) {
+        seenMarks[term] = seenGeneration;
+        distinct++;
       }
     }
-    if (seen.size > bestDistinct || (seen.size === bestDistinct && total > bestTotal)) {
+    if (distinct > bestDistinct || (distinct === bestDistinct && total > bestTotal)) {
       best = start;
-      bestDistinct = seen.size;
+      bestDistinct = distinct;
       bestTotal = total;
     }
-  }
-  let from = tokens.length === 0 ? 0 : tokens[best]!.start;
+  };
+  if (kept > 0 && (hits === 0 || hitIndex[0] !== 0)) consider(0, 0);
+  for (let h = 0; h < hits; h++) consider(hitIndex[h]!, h);
+  let from = kept === 0 ? 0 : starts[best]!;
   // Start a few words before the first match, at a sentence start when one is near.
   if (best > 0) {
-    const lead = tokens[Math.max(0, best - 4)]!.start;
+    const lead = starts[Math.max(0, best - 4)]!;
     const sentence = scanned.lastIndexOf('. ', from);
     from = sentence >= 0 && from - sentence < 80 ? sentence + 2 : lead;
   }
@@ -56,17 +143,17 @@ export function buildSummary(
   const parts: string[] = [];
   if (from > 0) parts.push('… ');
   let at = from;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token.start < from || token.end > to) continue;
-    if (!hits[i]) continue;
+  for (let h = 0; h < hits; h++) {
+    const start = hitStart[h]!;
+    const end = hitEnd[h]!;
+    if (start < from || end > to) continue;
     parts.push(
-      escapeHtml(collapse(scanned.slice(at, token.start))),
+      escapeHtml(collapse(scanned.slice(at, start))),
       '<b>',
-      escapeHtml(scanned.slice(token.start, token.end)),
+      escapeHtml(scanned.slice(start, end)),
       '</b>',
     );
-    at = token.end;
+    at = end;
   }
   parts.push(escapeHtml(collapse(scanned.slice(at, to))));
   if (to < text.length) parts.push(' …');

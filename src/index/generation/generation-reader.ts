@@ -26,6 +26,7 @@ import {
   type FieldMeta,
   type GenerationMeta,
 } from './generation-files.js';
+import { decodedBlocks, type DecodedBlock } from './decoded-block-cache.js';
 import { decompressStoredBlock, readStoredRecord } from './stored-record-codec.js';
 import { TermDictionaryReader, type TermInfo } from './term-dictionary-reader.js';
 
@@ -67,6 +68,8 @@ export interface SharedGeneration {
 }
 
 let nextSharedId = 1;
+/** Numbers readers of this thread in the decoded-block cache. */
+let nextReaderNumber = 1;
 const sharedCloseListeners = new Set<(id: number) => void>();
 
 /**
@@ -124,7 +127,10 @@ export class GenerationReader {
   private readonly termCache = new Map<string, Map<string, CachedTerm | null>>();
   /** Parsed skip tables of recently used long postings lists, by their offset. */
   private readonly shapes = new Map<number, PostingsShape>();
-  private cachedBlock: { index: number; bytes: Uint8Array; starts: Int32Array; ends: Int32Array } | undefined;
+  /** The block read last (a merge reads one block's records in turn); others are in {@link decodedBlocks}. */
+  private cachedBlock: { index: number; block: DecodedBlock } | undefined;
+  /** This reader in the thread's decoded-block cache. */
+  private readonly number = nextReaderNumber++;
   private closed = false;
   /** How another thread reads this generation from the same memory (null: not opened to share). */
   readonly shared: SharedGeneration | null = null;
@@ -343,29 +349,36 @@ export class GenerationReader {
     if (docId < 0 || docId >= this.maxDoc)
       throw new RangeError(`docId ${docId} out of range 0..${this.maxDoc - 1}`);
     const blockIndex = findBlock(this.storedBlocks, docId);
-    let cached = this.cachedBlock;
-    if (cached === undefined || cached.index !== blockIndex) {
-      const block = this.storedBlocks[blockIndex]!;
-      const bytes = decompressStoredBlock(
-        this.storedInput.read(block.offset, block.length),
-        this.storedVersion,
-      );
-      const next =
-        blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
-      const starts = new Int32Array(next - block.firstDoc);
-      const ends = new Int32Array(next - block.firstDoc);
-      const reader = new ByteReader(bytes);
-      for (let i = 0; i < starts.length; i++) {
-        const length = reader.readVInt();
-        starts[i] = reader.pos;
-        reader.pos += length;
-        ends[i] = reader.pos;
-      }
-      cached = { index: blockIndex, bytes, starts, ends };
-      this.cachedBlock = cached;
+    let block = this.cachedBlock?.index === blockIndex ? this.cachedBlock.block : undefined;
+    if (block === undefined) {
+      block = decodedBlocks.get(this.number, blockIndex) ?? this.decodeBlock(blockIndex);
+      this.cachedBlock = { index: blockIndex, block };
     }
     const i = docId - this.storedBlocks[blockIndex]!.firstDoc;
-    return cached.bytes.subarray(cached.starts[i]!, cached.ends[i]!);
+    return block.bytes.subarray(block.starts[i]!, block.ends[i]!);
+  }
+
+  /** Decompresses a stored block and finds its records; the thread's cache keeps it. */
+  private decodeBlock(blockIndex: number): DecodedBlock {
+    const stored = this.storedBlocks[blockIndex]!;
+    const bytes = decompressStoredBlock(
+      this.storedInput.read(stored.offset, stored.length),
+      this.storedVersion,
+    );
+    const next =
+      blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
+    const starts = new Int32Array(next - stored.firstDoc);
+    const ends = new Int32Array(next - stored.firstDoc);
+    const reader = new ByteReader(bytes);
+    for (let i = 0; i < starts.length; i++) {
+      const length = reader.readVInt();
+      starts[i] = reader.pos;
+      reader.pos += length;
+      ends[i] = reader.pos;
+    }
+    const block = { bytes, starts, ends };
+    decodedBlocks.set(this.number, blockIndex, block);
+    return block;
   }
 
   close(): void {
@@ -374,6 +387,8 @@ export class GenerationReader {
     this.docInput.close();
     this.posInput.close();
     this.storedInput.close();
+    this.cachedBlock = undefined;
+    decodedBlocks.forget(this.number);
     if (this.shared !== null) for (const listener of sharedCloseListeners) listener(this.shared.id);
   }
 
