@@ -97,6 +97,8 @@ const STATUS_BY_CODE = {
   UPGRADE_NOT_STARTED: 503,
   GENERATION_LIMIT: 503,
   COLLECTION_FAILED: 503,
+  // The collection's configuration files on disk do not load (edited by hand): fix them.
+  COLLECTION_CONFIG_BROKEN: 503,
   // The collection is stopping or the index closed under the request: retry.
   INDEX_CLOSED: 503,
   JOURNAL_CLOSED: 503,

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { replicationContextFor, type ReplicationContext } from './replica-runtime.js';
 import { SearchError } from '../errors.js';
-import { parseCfg } from './config/cfg-file.js';
+import { readCollectionCfg } from './collection-settings.js';
 import { PushCollection, type CollectionStateView } from './push-collection.js';
 import type { PushLog } from './push-log.js';
 import { validateName, type SearchHome } from './search-home.js';
@@ -309,7 +309,6 @@ export class CollectionManager {
   }
 
   private readCfg(name: string): Map<string, string> {
-    const file = this.home.collectionConfigFile(name);
-    return parseCfg(readFileSync(file, 'utf8'), `conf/${name}/collection.cfg`);
+    return readCollectionCfg(this.home, name);
   }
 }

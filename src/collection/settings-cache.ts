@@ -1,4 +1,6 @@
+import { SearchError } from '../errors.js';
 import { loadCollectionSettings, type CollectionSettings } from './collection-settings.js';
+import { ConfigFileError } from './config/config-file-error.js';
 import type { SearchHome } from './search-home.js';
 
 /** Reads a collection's settings from disk (tests count the calls). */
@@ -15,8 +17,9 @@ export type SettingsLoader = (home: SearchHome, collection: string) => Collectio
  * never changed: a reload replaces it, so a query holding the old one sees one consistent
  * configuration to its end.
  *
- * A collection whose files do not parse is not cached: every `get` throws the parser's
- * `CONFIG_INVALID` (file and line) again until the files are fixed.
+ * A collection whose files do not load is not cached: every `get` throws
+ * `COLLECTION_CONFIG_BROKEN` (503: not the fault of whoever asked) with the parser's reason
+ * (file and line, or key) again until the files are fixed.
  */
 export class SettingsCache {
   private readonly loaded = new Map<string, CollectionSettings>();
@@ -26,11 +29,20 @@ export class SettingsCache {
     private readonly load: SettingsLoader = loadCollectionSettings,
   ) {}
 
-  /** The collection's settings, read from disk on first use. Throws CONFIG_INVALID for bad files. */
+  /** The collection's settings, read from disk on first use. Throws COLLECTION_CONFIG_BROKEN for bad files. */
   get(collection: string): CollectionSettings {
     let settings = this.loaded.get(collection);
     if (settings === undefined) {
-      settings = this.load(this.home, collection);
+      try {
+        settings = this.load(this.home, collection);
+      } catch (error) {
+        if (!(error instanceof ConfigFileError)) throw error;
+        throw new SearchError(
+          'COLLECTION_CONFIG_BROKEN',
+          `collection ${collection} cannot be used until its configuration is fixed: ${error.message}`,
+          { cause: error, details: error.details },
+        );
+      }
       this.loaded.set(collection, settings);
     }
     return settings;
@@ -38,7 +50,7 @@ export class SettingsCache {
 
   /**
    * Reads the collection's files again and returns the new settings (call after writing
-   * them). On a parse error the old copy is dropped too, and the error thrown.
+   * them). On a parse error the old copy is dropped too, and COLLECTION_CONFIG_BROKEN thrown.
    */
   reload(collection: string): CollectionSettings {
     this.loaded.delete(collection);

@@ -1,13 +1,15 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { CollectionManager, CollectionType } from '../collection/collection-manager.js';
-import { parseCfg } from '../collection/config/cfg-file.js';
-import { resolveCollectionConfig } from '../collection/config/collection-config.js';
+import {
+  COLLECTION_CONFIG_FILES,
+  collectionTypeOf,
+  readCollectionConfigTexts,
+  readGlobalEntries,
+  settingsFromTexts,
+  type CollectionConfigFile,
+} from '../collection/collection-settings.js';
 import { ConfigFileError } from '../collection/config/config-file-error.js';
-import { parseGscopes } from '../collection/config/gscopes.js';
-import { parseMetamap } from '../collection/config/metamap.js';
-import { parseQie } from '../collection/config/qie.js';
-import { parseXmlConfig } from '../collection/config/xml-config.js';
 import { SearchError } from '../errors.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { ADMIN_PERMISSION, ALL_COLLECTIONS, PERMISSIONS } from '../security/permissions.js';
@@ -21,15 +23,8 @@ export interface AdminApiOptions {
   auth: Authenticator;
 }
 
-/** The configuration files the admin API reads and writes, each with its validating parser. */
-export const CONFIG_FILES = Object.freeze([
-  'collection.cfg',
-  'metamap.cfg',
-  'xml.cfg',
-  'gscopes.cfg',
-  'qie.cfg',
-] as const);
-type ConfigFileName = (typeof CONFIG_FILES)[number];
+type ConfigFileName = CollectionConfigFile;
+const CONFIG_FILES = COLLECTION_CONFIG_FILES;
 
 import { API_TOKEN_BODY, API_TOKEN_VIEW, COLLECTION_INFO, USER_BODY, USER_VIEW } from './admin-schemas.js';
 import { plural } from '../plural.js';
@@ -67,6 +62,22 @@ const CONFIG_BODY = {
   type: 'object',
   properties: { collection: { type: 'string' }, files: CONFIG_TEXTS },
   required: ['files'],
+} as const;
+
+/** The answer to a configuration PUT: the files as written, and what was accepted with a warning. */
+const CONFIG_WRITTEN = {
+  type: 'object',
+  properties: {
+    collection: { type: 'string' },
+    files: CONFIG_TEXTS,
+    warnings: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Accepted but probably not meant: unknown keys (with the nearest known key), installation-wide keys in collection.cfg.',
+    },
+  },
+  required: ['collection', 'files', 'warnings'],
 } as const;
 
 const USER_PARAMS = {
@@ -225,10 +236,10 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
         tags: COLLECTION_TAGS,
         summary: 'Replace configuration files',
         description:
-          'Each file given replaces the one on disk (null removes it); files not given stay. Every file is validated first: a bad line answers 400 CONFIG_INVALID naming the file and the line, and nothing is written. searches use the new files from the next query on; indexing reads collection.cfg when the collection starts (stop it to apply); mapping changes apply to documents indexed afterwards (RE_INDEX vacuum for the others).',
+          'Each file given replaces the one on disk (null removes it); files not given stay. Every file, and every known key of collection.cfg, is validated first (with global.cfg, as the collection will read them): a bad line or value answers 400 CONFIG_INVALID naming the file and the line or key, and nothing is written. Unknown keys are accepted and listed in warnings with the nearest known key. Searches use the new files from the next query on; indexing reads collection.cfg when the collection starts (stop it to apply); mapping changes apply to documents indexed afterwards (RE_INDEX vacuum for the others).',
         params: COLLECTION_PARAMS,
         body: CONFIG_BODY,
-        response: { 200: CONFIG_BODY, ...ERROR_RESPONSES },
+        response: { 200: CONFIG_WRITTEN, ...ERROR_RESPONSES },
       },
     },
     async (request) => {
@@ -236,7 +247,7 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       requireCollection(manager, collection);
       manager.guardWrite();
       const changes = request.body.files;
-      validateConfigTexts(manager, collection, changes);
+      const { warnings } = validateConfigTexts(manager, collection, changes);
       for (const file of CONFIG_FILES) {
         const text = changes[file];
         if (text === undefined) continue;
@@ -246,7 +257,7 @@ export async function adminApi(app: FastifyInstance, options: AdminApiOptions): 
       }
       // Searches read the cached settings: the next one sees the files just written.
       manager.settings.forget(collection);
-      return { collection, files: readConfigTexts(manager, collection) };
+      return { collection, files: readConfigTexts(manager, collection), warnings };
     },
   );
 
@@ -470,49 +481,44 @@ function readConfigTexts(
   return out;
 }
 
-/** Parses every given file with its parser; throws the first `CONFIG_INVALID` (file and line). */
-function validateConfigTexts(manager: CollectionManager, collection: string, changes: ConfigTexts): void {
-  const name = (file: string) => `conf/${collection}/${file}`;
+/**
+ * Validates the files as the collection would load them once written (the given texts over
+ * the files on disk, with global.cfg): throws `CONFIG_INVALID` naming the file and the line
+ * or key; returns the warnings of what is accepted.
+ */
+function validateConfigTexts(
+  manager: CollectionManager,
+  collection: string,
+  changes: ConfigTexts,
+): { warnings: readonly string[] } {
   const cfg = changes['collection.cfg'];
   if (cfg === null) {
     throw new ConfigFileError(
-      name('collection.cfg'),
+      `conf/${collection}/collection.cfg`,
       undefined,
       'collection.cfg cannot be removed: every collection needs one',
     );
   }
-  if (cfg !== undefined) {
-    const entries = parseCfg(cfg, name('collection.cfg'));
-    const globalFile = manager.home.globalConfigFile;
-    resolveCollectionConfig({
-      collection: entries,
-      global: existsSync(globalFile)
-        ? parseCfg(readFileSync(globalFile, 'utf8'), 'conf/global.cfg')
-        : undefined,
-      collectionFile: name('collection.cfg'),
-      globalFile: 'conf/global.cfg',
-    });
-    const type = manager.typeOf(collection);
-    const newType = entries.get('collection_type') === 'meta' ? 'meta' : 'push';
-    if (newType !== type) {
-      throw new ConfigFileError(
-        name('collection.cfg'),
-        undefined,
-        `collection_type cannot change from ${type} to ${newType}: create a new collection instead`,
-      );
-    }
+  const texts = readCollectionConfigTexts(manager.home, collection);
+  for (const file of CONFIG_FILES) {
+    const text = changes[file];
+    if (text === null) delete texts[file];
+    else if (text !== undefined) texts[file] = text;
   }
-  const parsers: Record<
-    Exclude<ConfigFileName, 'collection.cfg'>,
-    (text: string, file: string) => unknown
-  > = {
-    'metamap.cfg': parseMetamap,
-    'xml.cfg': parseXmlConfig,
-    'gscopes.cfg': parseGscopes,
-    'qie.cfg': parseQie,
-  };
-  for (const [file, parse] of Object.entries(parsers)) {
-    const text = changes[file as ConfigFileName];
-    if (typeof text === 'string') parse(text, name(file));
+  const settings = settingsFromTexts(collection, texts, readGlobalEntries(manager.home));
+  let type: string | undefined;
+  try {
+    type = manager.typeOf(collection);
+  } catch {
+    type = undefined; // collection.cfg on disk does not parse: the new text is what fixes it
   }
+  const newType = collectionTypeOf(settings);
+  if (type !== undefined && newType !== type) {
+    throw new ConfigFileError(
+      `conf/${collection}/collection.cfg`,
+      undefined,
+      `collection_type cannot change from ${type} to ${newType}: create a new collection instead`,
+    );
+  }
+  return { warnings: settings.config.warnings };
 }

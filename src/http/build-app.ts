@@ -1,6 +1,5 @@
 import { answerClientError } from './client-error.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import Fastify, {
@@ -11,9 +10,8 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { CollectionManager } from '../collection/collection-manager.js';
-import { SearchError } from '../errors.js';
-import { parseCfg } from '../collection/config/cfg-file.js';
-import { resolveGlobalConfig, type GlobalConfig } from '../collection/config/collection-config.js';
+import { loadGlobalConfig } from '../collection/collection-settings.js';
+import type { GlobalConfig } from '../collection/config/collection-config.js';
 import { HomeLock } from '../collection/home-lock.js';
 import { createPushLog, errorForLog, type PushLog } from '../collection/push-log.js';
 import { SearchHome } from '../collection/search-home.js';
@@ -28,12 +26,12 @@ import { registerOpenApi } from './openapi-document.js';
 import { principalOf, pushAuthenticator, searchAuthorizer } from './auth-hooks.js';
 import { authRoutes } from './auth-routes.js';
 import { ByteBudget } from './byte-budget.js';
-import { installCors, readCorsOrigins } from './cors.js';
+import { installCors } from './cors.js';
 import { errorReply } from './error-reply.js';
 import { faviconRoute } from './favicon.js';
 import { healthRoutes } from './health.js';
 import { landingPageRoutes } from './landing-page.js';
-import { installMetrics, readMetricsPublic } from './metrics.js';
+import { installMetrics } from './metrics.js';
 import { pushApi, type PushAuthenticator } from './push-api/push-api.js';
 import { replicationRoutes } from './replication-routes.js';
 import { ClickReceiver } from '../replication/click-forwarder.js';
@@ -138,8 +136,9 @@ async function buildOnLockedHome(
   lock: HomeLock,
   options: BuildAppOptions,
 ): Promise<BuiltApp> {
-  const globalConfig = readGlobalConfig(home);
+  const globalConfig = loadGlobalConfig(home);
   const pushLog = createPushLog(home.pushLogFile);
+  for (const warning of globalConfig.warnings) pushLog.warn({ file: 'conf/global.cfg' }, warning);
   const manager = new CollectionManager(home, pushLog);
   // Failed logins, first-start admin and token issues: a log of their own, read by operators.
   const securityLog = createPushLog(join(home.webLogFolder, 'security.log'));
@@ -249,13 +248,13 @@ async function buildOnLockedHome(
   const metrics = installMetrics(app, {
     manager,
     auth,
-    public: readMetricsPublic(home),
+    public: globalConfig.metricsPublic,
     searchStats: () => searchService.threads?.stats() ?? null,
   });
-  await installCors(app, readCorsOrigins(home));
+  await installCors(app, globalConfig.corsOrigins);
   // Every page's icon, the browser's default request included.
   await app.register(faviconRoute);
-  const readyMaxLag = readReadyMaxLag(home);
+  const readyMaxLag = globalConfig.readyMaxLagSeconds;
   await app.register(healthRoutes, {
     manager,
     ...(readyMaxLag !== undefined ? { maxLagSeconds: readyMaxLag } : {}),
@@ -344,32 +343,6 @@ async function buildOnLockedHome(
 
   return { app, manager, globalConfig, bodyBudget, auth, initialAdmin, searchService };
 }
-
-function readGlobalConfig(home: SearchHome): GlobalConfig {
-  const file = home.globalConfigFile;
-  const entries = existsSync(file) ? parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg') : undefined;
-  return resolveGlobalConfig(entries, { globalFile: 'conf/global.cfg' });
-}
-
-/**
- * `replication.ready-max-lag-seconds` of global.cfg (see health.ts); a value that is not a
- * whole number of seconds stops the server with CONFIG_INVALID naming it.
- */
-function readReadyMaxLag(home: SearchHome): number | undefined {
-  const file = home.globalConfigFile;
-  if (!existsSync(file)) return undefined;
-  const text = parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg').get(READY_MAX_LAG_KEY)?.trim();
-  if (text === undefined || text === '') return undefined;
-  if (!/^\d{1,9}$/.test(text))
-    throw new SearchError(
-      'CONFIG_INVALID',
-      `conf/global.cfg: ${READY_MAX_LAG_KEY} must be a whole number of seconds, found ${JSON.stringify(text)}`,
-    );
-  return Number(text);
-}
-
-/** The global.cfg key of the lag a query processor may have and still be ready. */
-const READY_MAX_LAG_KEY = 'replication.ready-max-lag-seconds';
 
 function requestIdGenerator(): (request: IncomingMessage) => string {
   const prefix = randomBytes(3).toString('hex');

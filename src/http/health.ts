@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CollectionManager } from '../collection/collection-manager.js';
-import type { CollectionStateView } from '../collection/push-collection.js';
+import type { CollectionState, CollectionStateView } from '../collection/push-collection.js';
 
 /** Options of the {@link healthRoutes} plugin. */
 export interface HealthRoutesOptions {
@@ -13,13 +13,18 @@ export interface HealthRoutesOptions {
   maxLagSeconds?: number;
 }
 
-/** A push collection that keeps the installation from being ready. */
+/** A collection that keeps the installation from being ready. */
 export interface UnreadyCollection {
   collection: string;
-  /** LAGGING: a query processor further behind its master than the allowed lag. */
-  state: 'STARTING' | 'FAILED' | 'LAGGING';
-  /** Why it failed, or how far behind it is. */
+  /**
+   * STARTING, FAILED, or LAGGING (a query processor further behind its master than the
+   * allowed lag); absent for a meta collection whose configuration is broken.
+   */
+  state?: CollectionState | 'LAGGING';
+  /** Why it failed, how far behind it is, or why its configuration does not load. */
   reason?: string;
+  /** `COLLECTION_CONFIG_BROKEN` when the collection's configuration files on disk do not load. */
+  error?: 'COLLECTION_CONFIG_BROKEN';
   /** The index file found corrupt, when that is the reason. */
   file?: string;
 }
@@ -31,13 +36,19 @@ export interface ReadyAnswer {
 }
 
 /**
- * The push collections that are STARTING or FAILED, read from `stateView()` (which never
- * starts a collection). STOPPED ones are not counted: collections start on their first
- * request, so an installation with idle collections is ready.
+ * The collections whose configuration on disk does not load (they answer 503 until it is
+ * fixed), and the push collections that are STARTING or FAILED, read from `stateView()`
+ * (which never starts a collection). STOPPED ones are not counted otherwise: collections
+ * start on their first request, so an installation with idle collections is ready.
  */
 export function unreadyCollections(manager: CollectionManager, maxLagSeconds?: number): UnreadyCollection[] {
   const unready: UnreadyCollection[] = [];
   for (const name of manager.names()) {
+    const broken = brokenConfiguration(manager, name);
+    if (broken !== undefined) {
+      unready.push(broken);
+      continue;
+    }
     let view: CollectionStateView;
     try {
       if (manager.typeOf(name) !== 'push') continue;
@@ -84,12 +95,34 @@ function lagParameter(value: unknown): number | undefined {
   return Number(value);
 }
 
+/** The collection's entry when its settings do not load (cached when they do, so this is cheap). */
+function brokenConfiguration(manager: CollectionManager, name: string): UnreadyCollection | undefined {
+  try {
+    manager.settings.get(name);
+    return undefined;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'COLLECTION_CONFIG_BROKEN') return undefined;
+    let state: CollectionState | undefined;
+    try {
+      state = manager.collection(name).stateView().state;
+    } catch {
+      state = undefined; // a meta collection, or deleted while we listed
+    }
+    return {
+      collection: name,
+      ...(state !== undefined ? { state } : {}),
+      reason: (error as Error).message,
+      error: 'COLLECTION_CONFIG_BROKEN',
+    };
+  }
+}
+
 /**
  * Probes for load balancers and orchestrators, public (no user), never starting a collection:
  * - `GET /health` (liveness): 200 `{"status":"ok"}` whenever the event loop answers.
- * - `GET /ready` (readiness): 200 when every push collection that is not STOPPED is RUNNING,
- *   else 503 with the collections STARTING or FAILED (with the reason and, for a corrupt
- *   index, the file). A FAILED collection stays listed until it is stopped (POST state/stop)
+ * - `GET /ready` (readiness): 200 when every push collection that is not STOPPED is RUNNING
+ *   and every collection's configuration loads, else 503 with the collections STARTING,
+ *   FAILED or with a broken configuration (with the reason and, for a corrupt index, the file). A FAILED collection stays listed until it is stopped (POST state/stop)
  *   or starts successfully. On a query processor, with `?max-lag-seconds=N` or
  *   `replication.ready-max-lag-seconds` of global.cfg, a collection further behind its master
  *   (or that has installed nothing yet) is listed as LAGGING, so that a load balancer takes
@@ -115,7 +148,7 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOp
         tags,
         summary: 'Readiness: 200 when no push collection is STARTING, FAILED or (query processors) LAGGING',
         description:
-          'Answers {"status": "ready" | "not ready", "collections": [{collection, state, reason?, file?}]}: 503 lists the collections STARTING, FAILED or LAGGING. LAGGING: a query processor further behind its master than max-lag-seconds (the parameter, else replication.ready-max-lag-seconds of global.cfg; unchecked without either).',
+          'Answers {"status": "ready" | "not ready", "collections": [{collection, state?, reason?, file?, error?}]}: 503 lists the collections STARTING, FAILED or LAGGING, and those whose configuration files do not load (error COLLECTION_CONFIG_BROKEN, reason: the file and line or key to fix). LAGGING: a query processor further behind its master than max-lag-seconds (the parameter, else replication.ready-max-lag-seconds of global.cfg; unchecked without either).',
         querystring: {
           type: 'object',
           properties: {

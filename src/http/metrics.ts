@@ -1,11 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CollectionManager } from '../collection/collection-manager.js';
-import { parseCfg } from '../collection/config/cfg-file.js';
 import type { CollectionState, CollectionStateView } from '../collection/push-collection.js';
-import type { SearchHome } from '../collection/search-home.js';
-import { SearchError } from '../errors.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { ADMIN_PERMISSION } from '../security/permissions.js';
 import { requireUser } from './auth-hooks.js';
@@ -17,7 +13,7 @@ export interface MetricsOptions {
   manager: CollectionManager;
   auth: Authenticator;
   /**
-   * `metrics.public` of global.cfg (see {@link readMetricsPublic}): true lets anyone scrape,
+   * `metrics.public` of global.cfg (validated when global.cfg is loaded): true lets anyone scrape,
    * false needs a user holding `sec.administer` (HTTP Basic or `X-Security-Token`).
    */
   public: boolean;
@@ -45,24 +41,6 @@ const COLLECTION_STATES: readonly CollectionState[] = [
   'STOPPING',
   'FAILED',
 ];
-
-/**
- * Reads `metrics.public` from `conf/global.cfg` (default true: a scrape shows counts and
- * collection names, no content). Throws `CONFIG_INVALID` for a value other than true/false,
- * failing closed as `search.public` does: a typo must not open what was meant to be private.
- */
-export function readMetricsPublic(home: SearchHome): boolean {
-  const file = home.globalConfigFile;
-  if (!existsSync(file)) return true;
-  const value = parseCfg(readFileSync(file, 'utf8'), 'conf/global.cfg').get(METRICS_PUBLIC_KEY);
-  const setting = value?.trim().toLowerCase();
-  if (setting === undefined || setting === '' || setting === 'true') return true;
-  if (setting === 'false') return false;
-  throw new SearchError(
-    'CONFIG_INVALID',
-    `conf/global.cfg: ${METRICS_PUBLIC_KEY} is ${JSON.stringify(value)}: set it to true (anyone may scrape /metrics) or false (sec.administer needed)`,
-  );
-}
 
 let processRegistry: Registry | undefined;
 

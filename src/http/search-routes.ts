@@ -441,16 +441,9 @@ async function checkAccess(
     collectionTypeOf(settings) === 'meta' ? [collection, ...metaMembersOf(settings)] : [collection];
   for (const name of names) {
     if (name !== collection && !manager.exists(name)) continue; // a missing member: the search reports it
-    const value = manager.settings.get(name).config.extra.get('search.public');
-    const setting = value?.trim().toLowerCase();
-    if (setting === undefined || setting === '' || setting === 'true') continue;
-    if (setting !== 'false') {
-      // Fail closed: a typo must not make a private collection public.
-      throw new SearchError(
-        'CONFIG_INVALID',
-        `search.public of collection ${name} is ${JSON.stringify(value)}: set it to true or false in conf/${name}/collection.cfg`,
-      );
-    }
+    // A value other than true or false never loads (COLLECTION_CONFIG_BROKEN): a typo fails
+    // closed instead of making a private collection public.
+    if (manager.settings.get(name).config.searchPublic) continue;
     await authorize(request, collection);
     return;
   }

@@ -60,7 +60,7 @@ void describe('SettingsCache', () => {
     assert.equal(reads(), 3);
   });
 
-  void it('caches no bad configuration: every use throws CONFIG_INVALID until the file is fixed', () => {
+  void it('caches no bad configuration: every use throws COLLECTION_CONFIG_BROKEN (503) with the reason until the file is fixed', () => {
     const { home: searchHome } = home();
     const { cache, reads } = countingCache(searchHome);
     const file = searchHome.collectionConfigFile('docs');
@@ -68,7 +68,10 @@ void describe('SettingsCache', () => {
     for (let i = 0; i < 2; i++) {
       assert.throws(
         () => cache.get('docs'),
-        (error: unknown) => error instanceof SearchError && error.code === 'CONFIG_INVALID',
+        (error: unknown) =>
+          error instanceof SearchError &&
+          error.code === 'COLLECTION_CONFIG_BROKEN' &&
+          /conf\/docs\/collection\.cfg: push\.max-generations must be a whole number/.test(error.message),
       );
     }
     assert.equal(reads(), 2);

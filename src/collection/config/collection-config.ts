@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { ConfigFileError } from './config-file-error.js';
 import { parseFilterChain } from '../filters/filter-chain.js';
+import { nearestKey } from './nearest-key.js';
 import { parseQueryProcessorOptions } from './query-processor-options.js';
+import { validateName } from '../search-home.js';
 
 export { parseQueryProcessorOptions, serializeQueryProcessorOptions } from './query-processor-options.js';
 
@@ -14,14 +16,25 @@ export { parseQueryProcessorOptions, serializeQueryProcessorOptions } from './qu
  *   global.cfg only: one thread pool and one HTTP body limit serve every collection. Set in
  *   collection.cfg they are ignored with a warning, not an error, so a misplaced line does
  *   not stop the collection.
- * - Values are validated: integers (`/^[+-]?\d+$/`) within the key's range, booleans exactly
- *   `true` or `false` (any case), query processor options must parse. All problems are
- *   reported together in one `CONFIG_INVALID` error, each naming the key and the file.
- * - Keys we do not know are kept as raw strings in `extra` (the admin UI shows them, and
- *   other parts such as the results page may read them).
+ * - Every known key's value is validated, whether a typed field or `extra` carries it:
+ *   integers (`/^[+-]?\d+$/`) and numbers within the key's range, booleans exactly `true` or
+ *   `false` (any case), one of the listed values, collection names, origins; query processor
+ *   options and the filter chain must parse. All problems are reported together in one
+ *   `CONFIG_INVALID` error, each naming the key and the file.
+ * - Keys we do not know are kept as raw strings in `extra` and reported in `warnings`, with
+ *   the nearest known key (a misspelt key would otherwise be silently without effect).
  */
 
-type KeyKind = 'integer' | 'boolean' | 'string' | 'optional-string';
+type KeyKind =
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'string'
+  | 'optional-string'
+  | 'enum'
+  | 'collection-names'
+  | 'origins'
+  | 'http-url';
 
 /** Description of a known configuration key (also rendered by the admin UI). */
 export interface ConfigKeySpec {
@@ -33,6 +46,9 @@ export interface ConfigKeySpec {
   readonly defaultText: string | undefined;
   readonly min?: number;
   readonly max?: number;
+  /** The values an `enum` key accepts (in any case when `anyCase`). */
+  readonly values?: readonly string[];
+  readonly anyCase?: boolean;
   readonly description: string;
 }
 
@@ -224,6 +240,122 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
     defaultText: '',
     description: 'Indexer options; changes take effect after a RE_INDEX vacuum.',
   },
+  {
+    key: 'collection_type',
+    file: 'collection.cfg',
+    kind: 'enum',
+    values: ['push', 'meta'],
+    defaultText: 'push',
+    description: 'push: documents are pushed to it; meta: searches the push collections of meta.members.',
+  },
+  {
+    key: 'meta.members',
+    file: 'collection.cfg',
+    kind: 'collection-names',
+    defaultText: '',
+    description: 'Push collections a meta collection searches, separated by commas.',
+  },
+  {
+    key: 'search.public',
+    file: 'collection.cfg',
+    kind: 'boolean',
+    defaultText: 'true',
+    description:
+      'true: anyone may search; false: searches need a user with access to the collection (a meta collection is private when it or a member is).',
+  },
+  {
+    key: 'push.evidence.delay-seconds',
+    file: 'collection.cfg',
+    kind: 'number',
+    defaultText: '5',
+    min: 0,
+    max: 86400,
+    description: 'Anchor text is brought up to date this many seconds after a commit.',
+  },
+  {
+    key: 'push.click-logs.interval-seconds',
+    file: 'collection.cfg',
+    kind: 'number',
+    defaultText: '3600',
+    min: 0,
+    max: 31536000,
+    description: 'Click logs are processed this often; 0: only on demand (POST .../click-logs).',
+  },
+  {
+    key: 'push.click-logs.half-life-days',
+    file: 'collection.cfg',
+    kind: 'number',
+    defaultText: '30',
+    min: 0.001,
+    max: 36500,
+    description: 'A click loses half its weight in this many days.',
+  },
+  {
+    key: 'push.click-logs.retention-days',
+    file: 'collection.cfg',
+    kind: 'number',
+    defaultText: '180',
+    min: 0,
+    max: 36500,
+    description:
+      'Processed click logs are kept this many days (to rebuild click evidence if its file is lost).',
+  },
+  {
+    key: 'cors.allowed-origins',
+    file: 'global.cfg',
+    kind: 'origins',
+    defaultText: undefined,
+    description:
+      'Origins whose pages may call /s/* from browsers (scheme://host[:port], separated by commas), or * for any; unset: none.',
+  },
+  {
+    key: 'push.run',
+    file: 'collection.cfg',
+    kind: 'boolean',
+    defaultText: 'true',
+    description: 'false stops the collection and its sync; searches still run over what it has.',
+  },
+  {
+    key: 'push.initial-mode',
+    file: 'collection.cfg',
+    kind: 'enum',
+    values: ['DEFAULT', 'SLAVE'],
+    anyCase: true,
+    defaultText: 'DEFAULT',
+    description:
+      'The mode of the collection at its first start: DEFAULT accepts changes, SLAVE copies its master.',
+  },
+  {
+    key: 'push.replication.master-url',
+    file: 'collection.cfg',
+    kind: 'http-url',
+    defaultText: undefined,
+    description: "Base URL of a query processor's master (the admin or another query processor).",
+  },
+  {
+    key: 'server_secret',
+    file: 'global.cfg',
+    kind: 'optional-string',
+    defaultText: undefined,
+    description: 'Shared secret that signs server-to-server (replication) requests; unset: none are served.',
+  },
+  {
+    key: 'replication.ready-max-lag-seconds',
+    file: 'global.cfg',
+    kind: 'integer',
+    defaultText: undefined,
+    min: 0,
+    max: 999999999,
+    description:
+      'On a query processor, /ready lists a collection further behind its master than this as LAGGING; unset: not checked (unless /ready?max-lag-seconds= asks).',
+  },
+  {
+    key: 'metrics.public',
+    file: 'global.cfg',
+    kind: 'boolean',
+    defaultText: 'true',
+    description: 'true: anyone may scrape /metrics; false: sec.administer is needed.',
+  },
 ] satisfies ConfigKeySpec[]);
 
 const SPEC_BY_KEY = new Map(CONFIG_KEYS.map((spec) => [spec.key, spec]));
@@ -254,6 +386,12 @@ export interface GlobalConfig {
   readonly clicksDedupeSeconds: number;
   /** `search.clicks.max-log-bytes`. */
   readonly clicksMaxLogBytes: number;
+  /** `cors.allowed-origins`: `*`, or the origins listed (none when unset). */
+  readonly corsOrigins: '*' | readonly string[];
+  /** `metrics.public`. */
+  readonly metricsPublic: boolean;
+  /** `replication.ready-max-lag-seconds`; undefined: unset. */
+  readonly readyMaxLagSeconds: number | undefined;
 }
 
 /** The resolved configuration of one collection. */
@@ -279,11 +417,16 @@ export interface CollectionConfig extends GlobalConfig {
   readonly queryProcessorFlags: ReadonlyMap<string, string>;
   /** `indexer_options` as written. */
   readonly indexerOptions: string;
-  /** Keys not in {@link CONFIG_KEYS}, raw (collection.cfg over global.cfg). */
+  /** `search.public`. */
+  readonly searchPublic: boolean;
+  /**
+   * Keys without a typed field above, raw (collection.cfg over global.cfg): the known ones
+   * (`collection_type`, `meta.members`, the evidence keys), already validated, and unknown ones.
+   */
   readonly extra: ReadonlyMap<string, string>;
   /** Where each set key's value came from. */
   readonly sources: ReadonlyMap<string, 'collection.cfg' | 'global.cfg'>;
-  /** Problems that did not stop the collection (e.g. a global-only key in collection.cfg). */
+  /** Problems that did not stop the collection (an unknown key, a global-only key in collection.cfg). */
   readonly warnings: readonly string[];
 }
 
@@ -324,6 +467,7 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
       );
     }
   }
+  warnings.push(...unknownKeyWarnings(collection, collectionFile), ...unknownKeyWarnings(global, globalFile));
 
   // The raw text of a key and the file it came from.
   const lookup = (spec: ConfigKeySpec): { text: string; file: string } | undefined => {
@@ -356,6 +500,9 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     return value;
   };
 
+  const optionalInteger = (key: string): number | undefined =>
+    lookup(SPEC_BY_KEY.get(key) as ConfigKeySpec) === undefined ? undefined : integer(key);
+
   const boolean = (key: string): boolean => {
     const spec = SPEC_BY_KEY.get(key) as ConfigKeySpec;
     const found = lookup(spec);
@@ -373,6 +520,29 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
   const string = (key: string): string | undefined => {
     const spec = SPEC_BY_KEY.get(key) as ConfigKeySpec;
     return lookup(spec)?.text ?? spec.defaultText;
+  };
+
+  // Known keys without a typed field (they stay in `extra`): checked here, read elsewhere.
+  const checkText = (spec: ConfigKeySpec): void => {
+    const found = lookup(spec);
+    if (found === undefined) return;
+    const problem = problemOf(spec, found.text);
+    if (problem !== undefined) problems.push({ file: found.file, message: `${spec.key} ${problem}` });
+  };
+  for (const spec of CONFIG_KEYS) if (!TYPED_KEYS.has(spec.key)) checkText(spec);
+
+  const origins = (key: string): '*' | readonly string[] => {
+    const spec = SPEC_BY_KEY.get(key) as ConfigKeySpec;
+    const found = lookup(spec);
+    const text = found?.text.trim() ?? '';
+    if (text === '') return [];
+    if (text === '*') return '*';
+    const problem = problemOf(spec, text);
+    if (problem !== undefined) {
+      problems.push({ file: found?.file ?? 'default', message: `${key} ${problem}` });
+      return [];
+    }
+    return text.split(',').map((entry) => entry.trim());
   };
 
   const cpuCount = sources.cpuCount ?? availableParallelism();
@@ -396,12 +566,14 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
 
   const extra = new Map<string, string>();
   for (const [key, value] of global) {
-    if (!SPEC_BY_KEY.has(key)) extra.set(key, value);
+    if (!TYPED_KEYS.has(key)) extra.set(key, value);
   }
   for (const [key, value] of collection) {
-    if (!SPEC_BY_KEY.has(key)) extra.set(key, value);
+    if (!TYPED_KEYS.has(key)) extra.set(key, value);
   }
-  for (const key of extra.keys()) sourceOf.set(key, collection.has(key) ? 'collection.cfg' : 'global.cfg');
+  for (const key of extra.keys()) {
+    if (!sourceOf.has(key)) sourceOf.set(key, collection.has(key) ? 'collection.cfg' : 'global.cfg');
+  }
 
   const config: CollectionConfig = {
     autoCommitTimeoutSeconds: integer('push.auto-commit.timeout-seconds'),
@@ -421,6 +593,10 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     clicksMaxPerMinute: integer('search.clicks.max-per-minute'),
     clicksDedupeSeconds: integer('search.clicks.dedupe-seconds'),
     clicksMaxLogBytes: integer('search.clicks.max-log-bytes'),
+    corsOrigins: origins('cors.allowed-origins'),
+    metricsPublic: boolean('metrics.public'),
+    readyMaxLagSeconds: optionalInteger('replication.ready-max-lag-seconds'),
+    searchPublic: boolean('search.public'),
     filterClasses,
     queryProcessorOptions,
     queryProcessorFlags,
@@ -442,11 +618,17 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
   return config;
 }
 
+/** The installation-wide configuration and what was wrong with global.cfg short of an error. */
+export interface ResolvedGlobalConfig extends GlobalConfig {
+  /** Unknown keys of global.cfg, each with the nearest known key. */
+  readonly warnings: readonly string[];
+}
+
 /** Resolves the installation-wide keys from global.cfg alone (for the HTTP server and the worker pool). */
 export function resolveGlobalConfig(
   global: Entries | undefined,
   options: { globalFile?: string; cpuCount?: number } = {},
-): GlobalConfig {
+): ResolvedGlobalConfig {
   // Only the installation-wide keys: a bad collection default in global.cfg is the
   // collection's problem, reported when the collection starts, not the server's.
   const globalOnly = new Map(
@@ -471,7 +653,121 @@ export function resolveGlobalConfig(
     clicksMaxPerMinute: config.clicksMaxPerMinute,
     clicksDedupeSeconds: config.clicksDedupeSeconds,
     clicksMaxLogBytes: config.clicksMaxLogBytes,
+    corsOrigins: config.corsOrigins,
+    metricsPublic: config.metricsPublic,
+    readyMaxLagSeconds: config.readyMaxLagSeconds,
+    warnings: unknownKeyWarnings(toMap(global), options.globalFile ?? 'global.cfg'),
   };
+}
+
+/**
+ * Keys whose value has a typed field of {@link CollectionConfig}. Every other key stays in
+ * `extra` for the part that reads it (known ones validated here first).
+ */
+const TYPED_KEYS: ReadonlySet<string> = new Set([
+  'push.auto-commit.timeout-seconds',
+  'push.auto-commit.max-changes',
+  'push.max-generations',
+  'push.scheduler.killed-percentage-for-reindex',
+  'push.create-snapshot-on-merge-failure',
+  'push.worker-thread-count',
+  'push.max-request-bytes',
+  'server.body-idle-timeout-seconds',
+  'server.body-min-bytes-per-second',
+  'server.request-timeout-seconds',
+  'search.thread-count',
+  'search.timeout-ms',
+  'search.max-prefix-terms',
+  'search.queue-size',
+  'search.clicks.max-per-minute',
+  'search.clicks.dedupe-seconds',
+  'search.clicks.max-log-bytes',
+  'filter.classes',
+  'query_processor_options',
+  'indexer_options',
+  'search.public',
+  'cors.allowed-origins',
+  'metrics.public',
+  'replication.ready-max-lag-seconds',
+]);
+
+/** Families of keys named by their user: `facet.<Name>=<class>` defines the facet Name. */
+const KEY_PREFIXES: readonly string[] = ['facet.'];
+
+/** One warning per key of `entries` that no spec knows, naming the nearest known key. */
+function unknownKeyWarnings(entries: ReadonlyMap<string, string>, file: string): string[] {
+  const warnings: string[] = [];
+  for (const key of entries.keys()) {
+    if (SPEC_BY_KEY.has(key)) continue;
+    if (KEY_PREFIXES.some((prefix) => key.startsWith(prefix) && key.length > prefix.length)) continue;
+    const nearest = nearestKey(key, SPEC_BY_KEY.keys());
+    warnings.push(
+      `${file}: unknown key ${key} (nothing reads it)${nearest === undefined ? '' : `; did you mean ${nearest}?`}`,
+    );
+  }
+  return warnings;
+}
+
+/** What is wrong with `text` as a value of `spec` (worded to follow the key), or undefined. */
+function problemOf(spec: ConfigKeySpec, text: string): string | undefined {
+  switch (spec.kind) {
+    case 'number': {
+      const value = text.trim() === '' ? NaN : Number(text);
+      const min = spec.min ?? -Infinity;
+      const max = spec.max ?? Infinity;
+      return value >= min && value <= max
+        ? undefined
+        : `must be a number from ${min} to ${max}, found ${JSON.stringify(text)}`;
+    }
+    case 'enum': {
+      const value = spec.anyCase === true ? text.trim().toUpperCase() : text.trim();
+      return spec.values?.includes(value)
+        ? undefined
+        : `must be one of ${spec.values?.join(', ')}, found ${JSON.stringify(text)}`;
+    }
+    case 'boolean':
+      return /^(true|false)?$/i.test(text.trim())
+        ? undefined
+        : `must be true or false, found ${JSON.stringify(text)}`;
+    case 'http-url': {
+      if (text.trim() === '') return undefined;
+      let url: URL | undefined;
+      try {
+        url = new URL(text.trim());
+      } catch {
+        url = undefined;
+      }
+      return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')
+        ? undefined
+        : `must be an http(s) base URL (http://host:port), found ${JSON.stringify(text)}`;
+    }
+    case 'collection-names': {
+      for (const name of text.split(',').map((entry) => entry.trim())) {
+        if (name === '') continue;
+        try {
+          validateName('collection', name);
+        } catch {
+          return `must list collection names separated by commas; ${JSON.stringify(name)} is not one`;
+        }
+      }
+      return undefined;
+    }
+    case 'origins':
+      for (const entry of text.split(',')) {
+        const origin = entry.trim();
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          parsed = undefined;
+        }
+        if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
+          return `holds ${JSON.stringify(origin)}, which is not an origin: give scheme://host[:port] without a path or a trailing slash (e.g. https://shop.example), separated by commas, or * for any`;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
 }
 
 function toMap(entries: Entries | undefined): ReadonlyMap<string, string> {

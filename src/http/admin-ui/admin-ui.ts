@@ -28,6 +28,7 @@ import { MetricsHistory } from './metrics-history.js';
 import { lastErrors, lastEvents, type PushLogEntry } from './push-log-tail.js';
 import { SESSION_PATH, type UiSession, type UiSessions } from './ui-session.js';
 import { plural } from '../../plural.js';
+import { COLLECTION_CONFIG_FILES as CONFIG_FILES } from '../../collection/collection-settings.js';
 
 /** Options of the {@link adminUi} plugin. */
 export interface AdminUiOptions {
@@ -40,7 +41,6 @@ export interface AdminUiOptions {
 type Form = Record<string, string | string[]>;
 type ApiAnswer = { status: number; body: Record<string, unknown> };
 
-const CONFIG_FILES = ['collection.cfg', 'metamap.cfg', 'xml.cfg', 'gscopes.cfg', 'qie.cfg'] as const;
 /** Shown raw in the document browser up to this many bytes. */
 const SHOWN_CONTENT_BYTES = 256 * 1024;
 /** Five configuration files of up to 1 MiB each, form-encoded. */
@@ -927,9 +927,11 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
         });
       }
       const changed = Object.keys(files);
+      const warnings = Array.isArray(answer.body.warnings) ? answer.body.warnings.map(String) : [];
+      const saved = changed.length === 0 ? 'nothing changed' : `saved ${changed.join(', ')}`;
       return configPage(request, reply, collection, answer.body.files as Record<string, string | null>, 200, {
         kind: 'ok',
-        text: changed.length === 0 ? 'nothing changed' : `saved ${changed.join(', ')}`,
+        text: warnings.length === 0 ? saved : `${saved}; warnings: ${warnings.join('; ')}`,
       });
     },
   );

@@ -183,6 +183,20 @@ describe('resolveCollectionConfig', () => {
         'filter.classes',
         'query_processor_options',
         'indexer_options',
+        'collection_type',
+        'meta.members',
+        'search.public',
+        'push.evidence.delay-seconds',
+        'push.click-logs.interval-seconds',
+        'push.click-logs.half-life-days',
+        'push.click-logs.retention-days',
+        'cors.allowed-origins',
+        'push.run',
+        'push.initial-mode',
+        'push.replication.master-url',
+        'server_secret',
+        'replication.ready-max-lag-seconds',
+        'metrics.public',
       ],
     );
   });
@@ -212,6 +226,10 @@ describe('resolveGlobalConfig', () => {
       clicksMaxPerMinute: 120,
       clicksDedupeSeconds: 3600,
       clicksMaxLogBytes: 67108864,
+      corsOrigins: [],
+      metricsPublic: true,
+      readyMaxLagSeconds: undefined,
+      warnings: [],
     });
     assert.throws(
       () => resolveGlobalConfig({ 'search.timeout-ms': '0' }),
