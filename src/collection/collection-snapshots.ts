@@ -2,7 +2,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statS
 import { join } from 'node:path';
 import { SearchError } from '../errors.js';
 import { publishManifest, readManifest, type Manifest } from '../index/manifest.js';
-import { SearchIndex } from '../index/search-index.js';
+import { SearchIndex, type SnapshotCheck } from '../index/search-index.js';
 import { FsDirectory } from '../index/store/fs-directory.js';
 import type { SearchHome } from './search-home.js';
 
@@ -13,6 +13,13 @@ export interface SnapshotListing {
   documents: number;
   created: string;
   bytes: number;
+}
+
+/** What verifying a snapshot found (`GET .../snapshot/{name}/verify`). */
+export interface SnapshotVerification extends SnapshotCheck {
+  name: string;
+  /** True when every file is present and intact. */
+  ok: boolean;
 }
 
 /** Prefix of a snapshot folder being built (snapshot names cannot start with a dot). */
@@ -144,6 +151,19 @@ export class CollectionSnapshots {
     mkdirSync(live, { recursive: true });
     await SearchIndex.restore(new FsDirectory(folder), new FsDirectory(live));
     return readManifest(new FsDirectory(live))?.number ?? 0;
+  }
+
+  /**
+   * Checks every file of a snapshot (present, header, checksum) without touching live/ or the
+   * collection's state, and reports each damaged one. A snapshot's files are hard links to
+   * live files: damage done to a live file in place shows here too, which is why a snapshot is
+   * a backup only once copied away.
+   */
+  async verify(name: string): Promise<SnapshotVerification> {
+    const folder = this.home.snapshotFolder(this.collection, name);
+    if (!existsSync(folder)) throw this.notFound(name);
+    const check = await SearchIndex.checkSnapshot(new FsDirectory(folder));
+    return { name, ok: check.damaged.length === 0, ...check };
   }
 
   private describe(name: string): SnapshotListing | undefined {

@@ -11,7 +11,11 @@ import {
   type CollectionRuntime,
   type JournalOpener,
 } from './collection-runtime.js';
-import { CollectionSnapshots, type SnapshotListing } from './collection-snapshots.js';
+import {
+  CollectionSnapshots,
+  type SnapshotListing,
+  type SnapshotVerification,
+} from './collection-snapshots.js';
 import { SettingsCache } from './settings-cache.js';
 import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
 import { appendGenerationLog } from './generation-logs.js';
@@ -1068,6 +1072,11 @@ export class PushCollection {
   /** Does not start the collection. */
   listSnapshots(): SnapshotListing[] {
     return this.snapshots.list();
+  }
+
+  /** Checks every file of a snapshot; does not start the collection. */
+  verifySnapshot(name: string): Promise<SnapshotVerification> {
+    return this.snapshots.verify(name);
   }
 
   /** Does not start the collection. */

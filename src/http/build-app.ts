@@ -39,6 +39,7 @@ import { REPLICATION_PREFIX } from '../replication/sync-client.js';
 import { searchRoutes, type SearchAuthorizer } from './search-routes.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { installBodyDecoding } from './content-encoding.js';
+import { homePathHider } from './home-paths.js';
 import { SearchService } from '../search/search-service.js';
 import type { SearchPoolEvent } from '../search/threads/search-thread-pool.js';
 
@@ -148,9 +149,14 @@ async function buildOnLockedHome(
     { ownerShare: BODY_BUDGET_USER_SHARE },
   );
 
+  const hidePaths = homePathHider(home.root);
+
   /** Answers any error in the contract's form (the error handler, and the router's own errors). */
   const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
     const answer = errorReply(error, request.id, globalConfig.maxRequestBytes);
+    // Paths relative to the home, except for administrators (every /admin-api/v1/ answer past
+    // authentication is theirs); push.log below keeps the error as it is.
+    if (!request.url.startsWith('/admin-api/v1/')) answer.body.message = hidePaths(answer.body.message);
     if (answer.internal) {
       const collection = (request.params as { collection?: unknown } | undefined)?.collection;
       logInternal(
@@ -257,6 +263,7 @@ async function buildOnLockedHome(
   const readyMaxLag = globalConfig.readyMaxLagSeconds;
   await app.register(healthRoutes, {
     manager,
+    hidePaths,
     ...(readyMaxLag !== undefined ? { maxLagSeconds: readyMaxLag } : {}),
   });
   landingPageRoutes(app);
@@ -311,6 +318,7 @@ async function buildOnLockedHome(
     manager,
     service: searchService,
     authorizeSearch: options.authorizeSearch ?? searchAuthorizer(auth),
+    hidePaths,
     clickLimits: {
       maxPerMinute: globalConfig.clicksMaxPerMinute,
       dedupeSeconds: globalConfig.clicksDedupeSeconds,

@@ -11,6 +11,8 @@ export interface HealthRoutesOptions {
    * checked unless the request asks (`/ready?max-lag-seconds=`).
    */
   maxLagSeconds?: number;
+  /** Makes paths in failure reasons relative to the home (the probes are public); default: none. */
+  hidePaths?: (text: string) => string;
 }
 
 /** A collection that keeps the installation from being ready. */
@@ -130,6 +132,7 @@ function brokenConfiguration(manager: CollectionManager, name: string): UnreadyC
  */
 export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOptions): Promise<void> {
   const { manager, maxLagSeconds } = options;
+  const hidePaths = options.hidePaths ?? ((text: string) => text);
   const tags = ['operations'];
 
   app.get(
@@ -163,7 +166,9 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOp
     },
     async (request, reply): Promise<ReadyAnswer> => {
       const asked = lagParameter((request.query as Record<string, unknown>)['max-lag-seconds']);
-      const collections = unreadyCollections(manager, asked ?? maxLagSeconds);
+      const collections = unreadyCollections(manager, asked ?? maxLagSeconds).map((unready) =>
+        unready.reason === undefined ? unready : { ...unready, reason: hidePaths(unready.reason) },
+      );
       void reply.header('cache-control', 'no-store');
       if (collections.length > 0) {
         void reply.code(503);

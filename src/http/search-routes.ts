@@ -49,6 +49,8 @@ export interface SearchRoutesOptions {
    * (the app's error handler never sees them), so that they are logged all the same.
    */
   onInternalError?: (request: FastifyRequest, error: unknown) => void;
+  /** Makes paths in the error pages' messages relative to the home (the page is public); default: none. */
+  hidePaths?: (text: string) => string;
   /** What one client may click (`/s/redirect`); default {@link DEFAULT_CLICK_LIMITS}. */
   clickLimits?: ClickLimits;
   /** Called when a click is not logged because the collection's click log is at its cap (once until it has room again). */
@@ -240,7 +242,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         return renderErrorPage({
           status: answer.status,
           code: answer.body.error,
-          message: answer.body.message,
+          message: options.hidePaths?.(answer.body.message) ?? answer.body.message,
           collection: raw.get('collection') ?? '',
           query: raw.get('query') ?? '',
         });

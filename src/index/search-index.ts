@@ -1,4 +1,4 @@
-import { diskFullError, isDiskFull, SearchError } from '../errors.js';
+import { CorruptIndexError, diskFullError, isDiskFull, SearchError } from '../errors.js';
 import { KEY_FIELD, type DocumentInput, type StoredRecord } from './document.js';
 import type { FlushedGeneration } from './staging/flushed-generation.js';
 import { InlineStager } from './staging/inline-stager.js';
@@ -96,6 +96,16 @@ export interface SnapshotInfo {
 
 /** Staged documents by key (null: a staged delete), for GET before commit. */
 type StagedLayer = Map<string, StoredRecord | null>;
+
+/** What {@link SearchIndex.checkSnapshot} found. */
+export interface SnapshotCheck {
+  /** The manifest the snapshot holds; null when the manifest itself is damaged. */
+  manifest: number | null;
+  /** Files the manifest lists (itself included). */
+  files: number;
+  /** Each file missing or damaged (wrong header, bad checksum, truncated), with what is wrong. */
+  damaged: { file: string; problem: string }[];
+}
 
 /**
  * The index engine's entry point: stages changes in an in-memory buffer, commits them as
@@ -364,22 +374,65 @@ export class SearchIndex {
   }
 
   /**
+   * Checks every file of a snapshot: present, header and checksum (the manifest itself is
+   * verified when read). Reports each damaged file, not only the first; one file is read at a
+   * time, and the event loop gets a turn between files. `SNAPSHOT_INVALID` when the folder
+   * holds no manifest.
+   */
+  static async checkSnapshot(snapshot: Directory): Promise<SnapshotCheck> {
+    let manifest: Manifest | null;
+    try {
+      manifest = readManifest(snapshot);
+    } catch (error) {
+      if (!(error instanceof CorruptIndexError)) throw error;
+      // Without its manifest nothing else can be listed: the manifest is the damage to report.
+      return { manifest: null, files: 1, damaged: [{ file: error.file, problem: error.message }] };
+    }
+    if (manifest === null) {
+      throw new SearchError(
+        'SNAPSHOT_INVALID',
+        `${snapshot.path} holds no manifest: it is not a snapshot of this index`,
+      );
+    }
+    const files = manifestFiles(manifest);
+    const damaged: { file: string; problem: string }[] = [];
+    for (const name of files) {
+      if (name === MANIFEST_FILE) continue;
+      if (!snapshot.fileExists(name)) {
+        damaged.push({ file: name, problem: 'missing' });
+        continue;
+      }
+      try {
+        verifyCodecFile(snapshot, name);
+      } catch (error) {
+        damaged.push({ file: name, problem: (error as Error).message });
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return { manifest: manifest.number, files: files.length, damaged };
+  }
+
+  /**
    * Verifies the checksum of every file of a snapshot (`files`: all of its manifest's; the
-   * manifest itself was verified when read). Throws `SNAPSHOT_CORRUPT` naming the first bad file.
+   * manifest itself was verified when read). Throws `SNAPSHOT_CORRUPT` naming every bad file.
    */
   static verifySnapshot(snapshot: Directory, files: readonly string[]): void {
+    const damaged: { file: string; problem: string }[] = [];
     for (const name of files) {
       if (name === MANIFEST_FILE) continue;
       try {
         verifyCodecFile(snapshot, name);
       } catch (error) {
-        throw new SearchError(
-          'SNAPSHOT_CORRUPT',
-          `snapshot ${snapshot.path} is damaged: ${(error as Error).message}; nothing was restored ` +
-            '(restore from a copy of the snapshot kept elsewhere)',
-          { details: { file: name }, cause: error },
-        );
+        damaged.push({ file: name, problem: (error as Error).message });
       }
+    }
+    if (damaged.length > 0) {
+      throw new SearchError(
+        'SNAPSHOT_CORRUPT',
+        `snapshot ${snapshot.path} is damaged: ${damaged.map((d) => d.problem).join('; ')}; nothing was restored ` +
+          '(restore from a copy of the snapshot kept elsewhere)',
+        { details: { file: damaged[0]!.file, files: damaged.map((d) => d.file) } },
+      );
     }
   }
 

@@ -24,7 +24,46 @@ const SNAPSHOT = {
   required: ['name', 'manifest', 'documents', 'created', 'bytes'],
 } as const;
 
-export const SNAPSHOT_RESPONSE = SNAPSHOT;
+export const SNAPSHOT_RESPONSE = {
+  ...SNAPSHOT,
+  properties: {
+    ...SNAPSHOT.properties,
+    folder: { type: 'string', description: 'Where the snapshot is, relative to SEARCH_HOME.' },
+    note: { type: 'string', description: 'What it takes for the snapshot to be a backup.' },
+  },
+  required: [...SNAPSHOT.required, 'folder', 'note'],
+} as const;
+
+/** Said with every snapshot created, and in docs/push-api.md. */
+export const SNAPSHOT_NOTE =
+  'a snapshot is a backup only once copied away: its files are hard links to the live index files, ' +
+  'so damage to a live file (a disk error, an edit in place) damages the snapshot too; copy the folder ' +
+  'to other storage, and check a snapshot with GET .../snapshot/{name}/verify';
+
+const SNAPSHOT_VERIFY_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    ok: { type: 'boolean', description: 'true when every file is present and intact.' },
+    manifest: {
+      type: ['integer', 'null'],
+      description: 'The manifest (commit) the snapshot holds; null when the manifest itself is damaged.',
+    },
+    files: { type: 'integer', description: 'Files checked (the manifest included).' },
+    damaged: {
+      type: 'array',
+      description: 'Each file missing or damaged, with what is wrong with it.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { file: { type: 'string' }, problem: { type: 'string' } },
+        required: ['file', 'problem'],
+      },
+    },
+  },
+  required: ['name', 'ok', 'manifest', 'files', 'damaged'],
+} as const;
 
 export const SNAPSHOT_LIST_RESPONSE = {
   type: 'object',
@@ -51,7 +90,26 @@ export function snapshotRoutes(app: PushApp, manager: CollectionManager): void {
         response: { 200: SNAPSHOT_RESPONSE, ...ERROR_RESPONSES },
       },
     },
-    async (request) => manager.collection(request.params.collection).createSnapshot(request.params.name),
+    async (request) => {
+      const { collection, name } = request.params;
+      const snapshot = await manager.collection(collection).createSnapshot(name);
+      return { ...snapshot, folder: `data/${collection}/snapshot/${name}`, note: SNAPSHOT_NOTE };
+    },
+  );
+
+  app.get(
+    '/collections/:collection/snapshot/:name/verify',
+    {
+      schema: {
+        tags: PUSH_TAGS,
+        summary: 'Check every file of a snapshot',
+        description:
+          'Reads every file of the snapshot and checks it is present, has the right header and checksum; answers 200 with ok and each damaged file (ok=false when any is). Does not start the collection or touch live/. A snapshot shares its files with the live index (hard links), so a live file damaged in place damages the snapshot too: copy snapshots away to keep backups.',
+        params: SNAPSHOT_PARAMS,
+        response: { 200: SNAPSHOT_VERIFY_RESPONSE, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => manager.collection(request.params.collection).verifySnapshot(request.params.name),
   );
 
   app.get(
