@@ -470,6 +470,83 @@ describe('admin UI', () => {
     assert.equal(app.auth.users.get('pusher'), undefined);
   });
 
+  it('manages API tokens: created for a user with its secret shown once, listed, used, revoked after asking', async () => {
+    await app.auth.users.put('cms', {
+      password: 'cms-password-1',
+      permissions: ['sec.continuous.rest'],
+      collections: ['docs'],
+    });
+    let page = await get(app, admin, '/search/admin/api-tokens');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /No API token yet/);
+    assert.match(page.body, /<option value="cms"/);
+
+    // A scope wider than the user's is refused by the admin API; the form keeps what was typed.
+    page = await post(app, admin, '/search/admin/api-tokens', {
+      user: 'cms',
+      name: 'cms-production',
+      collections: 'docs,news',
+      expires: '',
+    });
+    assert.equal(page.statusCode, 400);
+    assert.match(page.body, /role="alert"/);
+    assert.match(page.body, /news/);
+    assert.match(page.body, /value="cms-production"/);
+    assert.equal(app.auth.users.listApiTokens('cms').length, 0);
+
+    page = await post(app, admin, '/search/admin/api-tokens', {
+      user: 'cms',
+      name: 'cms-production',
+      collections: 'docs',
+      expires: '2999-12-31',
+    });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /API token cms-production of cms created/);
+    assert.equal(page.headers['cache-control'], 'no-store');
+    const secret = /id="api-token-secret"[^>]*value="([^"]+)"/.exec(page.body)?.[1];
+    assert.ok(secret !== undefined && secret.length >= 32, 'the secret is on the page');
+    const [listed] = app.auth.users.listApiTokens('cms');
+    assert.deepEqual(
+      { name: listed?.name, collections: listed?.collections, expires: listed?.expires },
+      { name: 'cms-production', collections: ['docs'], expires: '3000-01-01T00:00:00.000Z' },
+    );
+    // The list shows it, never again its secret.
+    page = await get(app, admin, '/search/admin/api-tokens');
+    assert.match(page.body, /cms-production/);
+    assert.match(page.body, /2999-12-31|3000-01-01 00:00 UTC/);
+    assert.doesNotMatch(page.body, new RegExp(secret));
+
+    const state = () =>
+      app.app.inject({
+        method: 'GET',
+        url: '/push-api/v1/collections/docs/state',
+        headers: { 'x-security-token': secret },
+      });
+    assert.equal((await state()).statusCode, 200, 'the token works as X-Security-Token');
+
+    // A past expiry day, and a second token of the same name, are refused with a message.
+    page = await post(app, admin, '/search/admin/api-tokens', {
+      user: 'cms',
+      name: 'old',
+      expires: '2001-01-01',
+    });
+    assert.equal(page.statusCode, 400);
+    assert.match(page.body, /has passed/);
+    page = await post(app, admin, '/search/admin/api-tokens', { user: 'cms', name: 'cms-production' });
+    assert.equal(page.statusCode, 409);
+    assert.match(page.body, /already has an API token named cms-production/);
+
+    page = await post(app, admin, '/search/admin/api-tokens/cms/cms-production/revoke', {});
+    assert.match(page.body, /Revoke API token cms-production of cms\?/, 'asks first');
+    assert.equal((await state()).statusCode, 200, 'nothing revoked before the answer');
+    page = await post(app, admin, '/search/admin/api-tokens/cms/cms-production/revoke', { confirmed: '1' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /API token cms-production of cms revoked/);
+    assert.equal((await state()).statusCode, 401);
+    assert.equal(app.auth.users.listApiTokens('cms').length, 0);
+    app.auth.users.delete('cms');
+  });
+
   it('a user without sec.administer gets 403 pages', async () => {
     await app.auth.users.put('reader', {
       password: 'reader-password',

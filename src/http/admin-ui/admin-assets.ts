@@ -76,7 +76,9 @@ form.inline{display:inline}
 .notice.error{background:var(--danger-bg);color:var(--danger);border-color:#f2c1bc}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;background:#e8edf3;color:var(--muted)}
 .badge.RUNNING,.badge.committed{background:var(--ok-bg);color:var(--ok)}
-.badge.FAILED{background:var(--danger-bg);color:var(--danger)}
+.badge.FAILED,.badge.expired{background:var(--danger-bg);color:var(--danger)}
+.secret{border-color:var(--accent-2)}
+.secret-value{font-family:ui-monospace,monospace}
 .badge.STARTING,.badge.STOPPING,.badge.staged{background:#fff4e0;color:#8a5300}
 .level-error,.level-fatal{color:var(--danger);font-weight:600}
 .level-warn{color:#8a5300;font-weight:600}
@@ -105,6 +107,9 @@ dl.meta dt{color:var(--muted);font-weight:500}dl.meta dd{margin:0}
  * - forms with `data-confirm` ask before they are sent (`window.confirm`), and carry
  *   `confirmed=1` when the user agreed; without the script the server shows a confirmation
  *   page instead, so a destructive action never runs in one click either way;
+ * - buttons `[data-copy]` (hidden without the script) copy the value of the input they name to
+ *   the clipboard and say so in `[data-copy-status]`; where the clipboard API is refused
+ *   (plain HTTP other than localhost) the value is selected for the user to copy;
  * - elements `[data-chart]` draw the metrics history (`data-source`, JSON) with uPlot and
  *   refresh it every 5 seconds.
  */
@@ -124,6 +129,23 @@ export const ADMIN_SCRIPT = `(function () {
       input.value = '1';
       form.appendChild(input);
     }
+  });
+
+  document.querySelectorAll('button[data-copy]').forEach(function (button) {
+    var id = button.getAttribute('data-copy');
+    var input = document.getElementById(id);
+    var status = document.querySelector('[data-copy-status="' + id + '"]');
+    if (!input) return;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      function say(text) { if (status) status.textContent = text; }
+      function select() { input.focus(); input.select(); say('Selected: press Ctrl+C (or Cmd+C) to copy'); }
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(input.value).then(function () { say('Copied'); }, select);
+      } else {
+        select();
+      }
+    });
   });
 
   var charts = document.querySelectorAll('[data-chart]');

@@ -24,6 +24,7 @@ import {
   type PageContext,
   type PageOptions,
 } from './html.js';
+import { apiTokenPages } from './api-tokens-page.js';
 import { MetricsHistory } from './metrics-history.js';
 import { lastErrors, lastEvents, type PushLogEntry } from './push-log-tail.js';
 import { SESSION_PATH, type UiSession, type UiSessions } from './ui-session.js';
@@ -1132,6 +1133,8 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
       );
     },
   );
+
+  apiTokenPages(app, { callApi, contextOf, unconfirmed });
 
   // ---------------------------------------------------------------------------------------
   // System menu

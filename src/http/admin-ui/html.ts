@@ -120,6 +120,7 @@ export interface Notice {
 const NAVIGATION: [string, string][] = [
   ['/search/admin/', 'Collections'],
   ['/search/admin/users', 'Users'],
+  ['/search/admin/api-tokens', 'API tokens'],
   ['/search/admin/system', 'System'],
   ['/search/admin/api-ui/', 'API UI'],
 ];
