@@ -10,6 +10,7 @@
  * the canary's password), no restore of `docs` from a snapshot that exists, no upgrade
  * preparation by an administrator (it refuses writes until restart; its own test covers it).
  */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 
 /** Credentials a request carries. `pusher` may push to `docs` and `scratch`; `admin` may do anything. */
@@ -36,6 +37,11 @@ export interface HostileRequest {
   body: Uint8Array;
   framing: Framing;
   auth: Auth;
+  /**
+   * The answer a limit must give (family `limits`): its status and stable code. Checked when
+   * the request is otherwise valid; other answers only need the general properties.
+   */
+  expect?: { status: number; code: string };
 }
 
 /** Collection names of the fuzz server. `docs` holds the data that must survive. */
@@ -1098,6 +1104,154 @@ const randomPath = fc
   // The stop of `docs` is left out on purpose (see stateRoutes).
   .filter((r) => !/collections\/docs\/state\/stop/i.test(r.target));
 
+// ---------------------------------------------------------------------------------------
+// Limits: each hostile input past one of the server's limits, with the answer it must get
+
+/** 64 MiB of zeros, gzip-compressed once (about 64 KB): decodes past push.max-request-bytes. */
+const GZIP_BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+const MULTIPART_BOUNDARY = 'fuzz-limits-boundary';
+
+/** A content-and-metadata body whose metadata part is `metadata` (JSON text). */
+function limitsMultipart(metadata: string): Uint8Array {
+  return Buffer.from(
+    `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="content"\r\nContent-Type: text/plain\r\n\r\n` +
+      `limits page\r\n--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="metadata"\r\n` +
+      `Content-Type: application/json\r\n\r\n${metadata}\r\n--${MULTIPART_BOUNDARY}--\r\n`,
+    'utf8',
+  );
+}
+
+interface LimitCase {
+  what: string;
+  method: string;
+  path: string;
+  headers: [string, string][];
+  body: Uint8Array;
+  expect?: { status: number; code: string };
+}
+
+const limitCase: fc.Arbitrary<LimitCase> = fc.oneof(
+  // Metadata: names, values per name, bytes (metadata-limits.ts).
+  fc.integer({ min: 1001, max: 3000 }).map((names): LimitCase => ({
+    what: 'metadata names',
+    method: 'POST',
+    path: '/documents/content-and-metadata',
+    headers: [['Content-Type', `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`]],
+    body: limitsMultipart(
+      JSON.stringify(Object.fromEntries(Array.from({ length: names }, (_, i) => [`n${i}`, 'v']))),
+    ),
+    expect: { status: 413, code: 'METADATA_TOO_MANY_NAMES' },
+  })),
+  fc.integer({ min: 1001, max: 5000 }).map((values): LimitCase => ({
+    what: 'metadata values',
+    method: 'POST',
+    path: '/documents/content-and-metadata',
+    headers: [['Content-Type', `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`]],
+    body: limitsMultipart(JSON.stringify({ tags: Array.from({ length: values }, (_, i) => `t${i}`) })),
+    expect: { status: 413, code: 'METADATA_TOO_MANY_VALUES' },
+  })),
+  fc.integer({ min: 1024 * 1024 + 1, max: 1024 * 1024 + 4096 }).map((bytes): LimitCase => ({
+    what: 'metadata bytes',
+    method: 'POST',
+    path: '/documents/content-and-metadata',
+    headers: [['Content-Type', `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`]],
+    body: limitsMultipart(JSON.stringify({ big: 'x'.repeat(bytes) })),
+    expect: { status: 413, code: 'METADATA_TOO_LARGE' },
+  })),
+  // Compressed bodies: a bomb, codings we do not decode, corrupt data, and good ones.
+  fc.constantFrom('gzip', 'GZip', 'x-gzip').map((coding): LimitCase => ({
+    what: 'gzip bomb',
+    method: 'PUT',
+    path: '/documents',
+    headers: [
+      ['Content-Type', 'text/plain'],
+      ['Content-Encoding', coding],
+    ],
+    body: GZIP_BOMB,
+    expect: { status: 413, code: 'BODY_TOO_LARGE' },
+  })),
+  fc
+    .constantFrom('compress', 'zstd', 'gzip, br', 'deflate, deflate', 'x-unknown', 'gzip;q=1')
+    .map((coding): LimitCase => ({
+      what: 'unsupported coding',
+      method: 'PUT',
+      path: '/documents',
+      headers: [
+        ['Content-Type', 'text/plain'],
+        ['Content-Encoding', coding],
+      ],
+      body: gzipSync('text'),
+      expect: { status: 415, code: 'CONTENT_ENCODING_UNSUPPORTED' },
+    })),
+  fc
+    .tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.uint8Array({ minLength: 1, maxLength: 200 }))
+    .map(([coding, garbage]): LimitCase => ({
+      what: 'corrupt compressed body',
+      method: 'PUT',
+      path: '/documents',
+      headers: [
+        ['Content-Type', 'text/plain'],
+        ['Content-Encoding', coding],
+      ],
+      // A valid gzip, deflate or brotli stream never starts with 0xff 0xff 0xff.
+      body: Buffer.concat([Buffer.from([0xff, 0xff, 0xff]), garbage]),
+      expect: { status: 400, code: 'BODY_INVALID' },
+    })),
+  fc
+    .tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.string({ maxLength: 500 }))
+    .map(([coding, text]): LimitCase => ({
+      what: 'compressed document',
+      method: 'PUT',
+      path: '/documents',
+      headers: [
+        ['Content-Type', 'text/plain'],
+        ['Content-Encoding', coding],
+      ],
+      body:
+        coding === 'gzip'
+          ? gzipSync(text)
+          : coding === 'deflate'
+            ? deflateSync(text)
+            : brotliCompressSync(text),
+    })),
+);
+
+/** Requests past a limit, on a valid route with valid credentials (mostly), framed either way. */
+const limits = fc
+  .record({
+    version: fc.constantFrom('v1', 'v2'),
+    key: fc.nat(1000).map((n) => `?key=${encodeURIComponent(`https://limits.example/${n}`)}`),
+    limit: limitCase,
+    framing: mostly(fc.constant<Framing>('length'), fc.constant<Framing>('chunked'), 3),
+    auth: mostly(fc.constant<Auth>('pusher'), fc.constantFrom<Auth>('admin', 'none'), 4),
+  })
+  .map((r): HostileRequest => ({
+    family: `limits: ${r.limit.what}`,
+    method: r.limit.method,
+    target: pushPath(r.version, SCRATCH, `${r.limit.path}${r.key}`),
+    headers: r.limit.headers,
+    body: r.limit.body,
+    framing: r.framing,
+    auth: r.auth,
+    ...(r.limit.expect !== undefined && r.auth !== 'none' ? { expect: r.limit.expect } : {}),
+  }));
+
+/** Click logging (`/s/redirect`): floods of one query, long queries; 400 (unsigned) or 429 (rate), never logged. */
+const clickFlood = fc
+  .record({
+    query: fc.oneof(fc.constant('flood'), fc.string({ minLength: 2000, maxLength: 8000 })),
+    rank: fc.integer({ min: 1, max: 100 }),
+  })
+  .map((r): HostileRequest => ({
+    family: 'limits: clicks',
+    method: 'GET',
+    target: `/s/redirect?${new URLSearchParams({ collection: DOCS, url: 'https://evil.example/', auth: 'AAAA', rank: String(r.rank), query: r.query }).toString()}`,
+    headers: [],
+    body: new Uint8Array(),
+    framing: 'none',
+    auth: 'none',
+  }));
+
 /** Every family, weighted towards the document routes (the most code behind them). */
 export const hostileRequestArb: fc.Arbitrary<HostileRequest> = fc.oneof(
   { weight: 5, arbitrary: documentsPut },
@@ -1114,6 +1268,8 @@ export const hostileRequestArb: fc.Arbitrary<HostileRequest> = fc.oneof(
   { weight: 2, arbitrary: login },
   { weight: 3, arbitrary: search },
   { weight: 1, arbitrary: clickRedirect },
+  { weight: 2, arbitrary: limits },
+  { weight: 1, arbitrary: clickFlood },
   { weight: 4, arbitrary: randomPath },
 );
 

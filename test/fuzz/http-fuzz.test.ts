@@ -139,6 +139,12 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
     const { status, body, headers } = outcome;
     const text = body.toString('utf8');
     assert.doesNotMatch(text, STACK_FRAME, `stack trace in the answer: ${what()}`);
+    // While an upgrade is prepared, writes are refused (503) before any limit is looked at.
+    if (request.expect !== undefined && errorCode(body).trim() !== 'UPGRADE_PREPARING') {
+      // A limit answers its own status and code (the pusher may push to scratch; admin anywhere).
+      assert.equal(status, request.expect.status, `a limit's status: ${what()}`);
+      assert.equal(errorCode(body).trim(), request.expect.code, `a limit's code: ${what()}`);
+    }
     if (status >= 400 && request.method !== 'HEAD' && /json/.test(headers['content-type'] ?? '')) {
       // Every JSON error, whoever raised it (a route, Fastify's router, Node's parser), in the
       // contract's form, so that a client handles all of them with one piece of code.
