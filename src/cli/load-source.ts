@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { createBrotliDecompress } from 'node:zlib';
 import { SearchError } from '../errors.js';
 import { UsageError } from './exit-codes.js';
+import { lineBatches } from './line-batches.js';
 
 /** One document to push. */
 export interface LoadItem {
@@ -141,31 +141,17 @@ function listFiles(folder: string): string[] {
 }
 
 function jsonlSource(path: string): LoadSource {
-  /** Non-blank lines with their line numbers; the content is parsed by the caller. */
-  async function* lines(): AsyncGenerator<[number, string]> {
-    const file = createReadStream(path);
-    const text = path.toLowerCase().endsWith('.br') ? file.pipe(createBrotliDecompress()) : file;
-    // A broken brotli stream must end the load with an error, not hang it.
-    file.on('error', (error) => text.destroy(error));
-    let line = 0;
-    try {
-      for await (const raw of createInterface({ input: text, crlfDelay: Infinity })) {
-        line++;
-        if (raw.trim() !== '') yield [line, raw];
-      }
-    } finally {
-      text.destroy();
-      file.destroy();
-    }
-  }
+  const compressed = path.toLowerCase().endsWith('.br');
   return {
     path,
     unit: 'line',
     description: path,
     async *items(last, skip) {
-      for await (const [line, raw] of lines()) {
-        if (line > last) return;
-        yield skip(line) ? null : parseLine(raw, line, `${path}:${line}`);
+      for await (const batch of fileLines(path, compressed)) {
+        for (const [line, raw] of batch) {
+          if (line > last) return;
+          yield skip(line) ? null : parseLine(raw.toString('utf8'), line, `${path}:${line}`);
+        }
       }
     },
     async scan(limit) {
@@ -173,17 +159,33 @@ function jsonlSource(path: string): LoadSource {
       let documents = 0;
       let lastRecord = 0;
       let complete = true;
-      for await (const [line] of lines()) {
-        if (documents === limit) {
-          complete = false;
-          break;
+      outer: for await (const batch of fileLines(path, compressed)) {
+        for (const [line] of batch) {
+          if (documents === limit) {
+            complete = false;
+            break outer;
+          }
+          documents++;
+          lastRecord = line;
         }
-        documents++;
-        lastRecord = line;
       }
       return { documents, lastRecord, complete, fingerprint: `sha256:${await fingerprint}` };
     },
   };
+}
+
+/** The non-blank lines of the file (brotli-decompressed when `compressed`), a batch per chunk. */
+async function* fileLines(path: string, compressed: boolean): AsyncGenerator<[number, Buffer][]> {
+  const file = createReadStream(path, { highWaterMark: 1 << 20 });
+  const input = compressed ? file.pipe(createBrotliDecompress()) : file;
+  // A broken brotli stream must end the load with an error, not hang it.
+  file.on('error', (error) => input.destroy(error));
+  try {
+    yield* lineBatches(input as AsyncIterable<Buffer>);
+  } finally {
+    input.destroy();
+    file.destroy();
+  }
 }
 
 /** SHA-256 of the file's bytes as stored (compressed or not). */
