@@ -134,4 +134,36 @@ describe('compat: metamap.cfg <element> sources and plain meta names', () => {
       [key],
     );
   });
+  it('sorts the results page by title both ways, and -SM=off leaves summaries out', async () => {
+    const key = 'https://council.example/aardvark';
+    const put = await api(
+      'PUT',
+      `/push-api/v1/collections/${C}/documents?key=${encodeURIComponent(key)}`,
+      '<title>x</title><h1>Aardvark bins</h1><p>Bins for aardvarks.</p>',
+      { 'content-type': 'text/html' },
+    );
+    assert.equal(put.status, 200, await put.text());
+    assert.equal((await api('POST', `/push-api/v1/collections/${C}/commit`)).status, 200);
+    const titlesOnPage = async (sort: string) => {
+      const answer = await fetch(
+        `${server.url}/s/search.html?collection=${encodeURIComponent(C)}&query=bins&sort=${sort}`,
+      );
+      assert.equal(answer.status, 200);
+      const body = await answer.text();
+      return ['Aardvark bins', 'Bin collection days'].sort((a, b) => body.indexOf(a) - body.indexOf(b));
+    };
+    assert.deepEqual(await titlesOnPage('title'), ['Aardvark bins', 'Bin collection days']);
+    assert.deepEqual(await titlesOnPage('dtitle'), ['Bin collection days', 'Aardvark bins']);
+
+    const config = await api('PUT', `/admin-api/v1/collections/${C}/config`, {
+      files: { 'collection.cfg': 'collection_type=push\nquery_processor_options=-SM=off -SF=[t]\n' },
+    });
+    assert.equal(config.status, 200, await config.text());
+    const results = (await search('bins')) as (Result & { summary: string })[];
+    assert.equal(results.length, 2);
+    for (const result of results) {
+      assert.equal(result.summary, '');
+      assert.deepEqual(Object.keys(result.metaData), ['t']);
+    }
+  });
 });
