@@ -68,7 +68,20 @@ export interface IndexOptions {
   keepStagedDocuments?: boolean;
   /** Test hook: called before each merge runs; throwing makes that merge fail. */
   beforeMerge?: (generations: number[]) => void;
+  /**
+   * How long a commit at the generation limit waits for running merges to bring the count
+   * down before it is refused with GENERATION_LIMIT. Default {@link MERGE_CATCH_UP_MS}.
+   */
+  mergeCatchUpMs?: number;
 }
+
+/**
+ * Default of {@link IndexOptions.mergeCatchUpMs}: long enough for a merge of small generations
+ * on a busy machine, short enough that a merge that does not end (a disk that stops
+ * answering) answers the commit with a retryable 503 instead of holding it, and the
+ * collection's stop queued behind it, for ever.
+ */
+export const MERGE_CATCH_UP_MS = 30_000;
 
 export type IndexEvent =
   | { type: 'commit'; manifest: number; generations: number[]; changes: number; durationMs: number }
@@ -636,18 +649,32 @@ export class SearchIndex {
     );
   }
 
-  /** Before committing at the generation limit, give running merges the chance to finish. */
+  /**
+   * Before committing at the generation limit, give running merges the chance to finish, for
+   * at most `mergeCatchUpMs`: past it `publishPending` refuses the commit (GENERATION_LIMIT,
+   * retry) rather than wait on a merge that may never end.
+   */
   private async waitWhileMergesCatchUp(): Promise<void> {
+    const deadline = performance.now() + (this.options.mergeCatchUpMs ?? MERGE_CATCH_UP_MS);
     for (;;) {
       const count = this.manifest.generations.length + this.pending.length;
+      const left = deadline - performance.now();
       if (
         count <= this.policy.maxGenerations ||
         this.merges.runningCount === 0 ||
-        this.merges.failuresSinceSuccess > 0
+        this.merges.failuresSinceSuccess > 0 ||
+        left <= 0
       )
         return;
-      await this.merges.anyDone();
-      await this.updater.idle();
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          this.merges.anyDone().then(() => this.updater.idle()),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, left))),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     }
   }
 
