@@ -25,6 +25,7 @@ import { Searcher, type PointInTime } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
 import type { Directory } from './store/directory.js';
 import { FsDirectory } from './store/fs-directory.js';
+import { describeDirectory } from './store/directory-description.js';
 import { verifyCodecFile } from './store/codec-file.js';
 import { FileDeleter } from './file-deleter.js';
 import { ReaderPool } from './reader-pool.js';
@@ -54,7 +55,8 @@ export interface IndexOptions {
   ramBufferBytes?: number;
   /**
    * Worker threads that analyse and invert staged documents (0: on the calling thread).
-   * Needs a real folder; in-memory directories always index inline.
+   * Needs a directory that worker threads can rebuild ({@link Directory.describe}); in-memory
+   * directories always index inline.
    */
   indexThreads?: number;
   /** `push.create-snapshot-on-merge-failure`: snapshot into `snapshotFolder(name)` when a merge fails. */
@@ -194,9 +196,10 @@ export class SearchIndex {
     };
     const threads = options.indexThreads ?? 0;
     // The inline stager analyses with the index's own Schema (its analyzers and their caches); worker threads build theirs from the options.
+    const description = threads > 0 ? describeDirectory(dir) : null;
     this.newStager = (schema) =>
-      threads > 0 && dir instanceof FsDirectory
-        ? new WorkerStager(dir.path, schema.options, threads, ramBufferBytes, allocate, onFull)
+      description !== null
+        ? new WorkerStager(description, schema.options, threads, ramBufferBytes, allocate, onFull)
         : new InlineStager(dir, schema, allocate, ramBufferBytes, onFull);
     this.stager = this.newStager(this.currentSchema);
     this.current = { manifestNumber: manifest.number, generations: [], files: [], references: 1 };

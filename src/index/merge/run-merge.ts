@@ -4,12 +4,12 @@ import type { GenerationMeta } from '../generation/generation-files.js';
 import { mergeGenerations, type MergeInput } from '../generation/merge-generations.js';
 import { endWorker } from '../end-worker.js';
 import type { Directory } from '../store/directory.js';
-import { FsDirectory } from '../store/fs-directory.js';
+import { describeDirectory } from '../store/directory-description.js';
 
 /**
- * Runs one merge: in a worker thread when the directory is a real folder and threads are
- * allowed (queries and commits keep the main thread), inline otherwise (in-memory test
- * directories, which a worker cannot see).
+ * Runs one merge: in a worker thread when the directory can be described to another thread
+ * and threads are allowed (queries and commits keep the main thread), inline otherwise
+ * (in-memory test directories, which a worker cannot see).
  */
 export async function runMerge(
   dir: Directory,
@@ -18,7 +18,8 @@ export async function runMerge(
   useWorker: boolean,
   signal?: AbortSignal,
 ): Promise<GenerationMeta> {
-  if (!useWorker || !(dir instanceof FsDirectory)) {
+  const directory = useWorker ? describeDirectory(dir) : null;
+  if (directory === null) {
     // Let the caller's event loop turn before the (synchronous) merge starts.
     await new Promise((resolve) => setImmediate(resolve));
     const meta = mergeGenerations(dir, inputs, generation);
@@ -28,7 +29,7 @@ export async function runMerge(
   const stop = new SharedArrayBuffer(4);
   return new Promise<GenerationMeta>((resolve, reject) => {
     const worker = new Worker(new URL('./merge-worker.js', import.meta.url), {
-      workerData: { path: dir.path, inputs, generation, stop },
+      workerData: { directory, inputs, generation, stop },
     });
     let settled = false;
     const abort = () => {

@@ -10,7 +10,8 @@ import { receivedPut, type StagedOp } from './staged-op.js';
 import { GenerationBuffer } from '../generation/generation-buffer.js';
 import type { StoredBlock } from '../generation/stored-record-codec.js';
 import { Schema, type SchemaOptions } from '../schema.js';
-import { FsDirectory } from '../store/fs-directory.js';
+import type { DirectoryDescription } from '../store/directory.js';
+import { openDescribedDirectory } from '../store/directory-description.js';
 import { transferablesOf } from '../generation/buffer-source.js';
 import { flushPart, writeParts, type FlushPart } from './flushed-generation.js';
 import { nameThisThread, THREAD_NAMES } from '../thread-name.js';
@@ -29,7 +30,7 @@ export type ToIndexingWorker =
   | { type: 'exit' };
 
 interface Setup {
-  path: string;
+  directory: DirectoryDescription;
   schema: SchemaOptions;
   ramBufferBytes: number;
 }
@@ -37,7 +38,8 @@ interface Setup {
 nameThisThread(THREAD_NAMES.indexing);
 const setup = workerData as Setup;
 const schema = new Schema(setup.schema);
-const dir = new FsDirectory(setup.path);
+// Messages that arrive meanwhile wait in the port: it starts delivering once the listener below is attached.
+const dir = await openDescribedDirectory(setup.directory);
 let buffer = new GenerationBuffer(schema);
 let announcedFull = false;
 /** Cut buffers by id, with their part once inverted (kept: a failed write is retried from it). */

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { diskFullError, isDiskFull, SearchError } from '../../errors.js';
 import type { DocumentInput } from '../document.js';
 import { endWorker } from '../end-worker.js';
+import type { DirectoryDescription } from '../store/directory.js';
 import type { SchemaOptions } from '../schema.js';
 import { transferablesOf } from '../generation/buffer-source.js';
 import type { FlushedGeneration, FlushPart } from './flushed-generation.js';
@@ -68,7 +69,7 @@ export class WorkerStager implements Stager {
   private closed = false;
 
   constructor(
-    path: string,
+    directory: DirectoryDescription,
     schema: SchemaOptions,
     count: number,
     ramBufferBytes: number,
@@ -85,10 +86,10 @@ export class WorkerStager implements Stager {
       nextCut: 0,
       waiting: new Map(),
     }));
-    this.setup = { path, schema, ramBufferBytes: Math.max(1 << 20, Math.floor(ramBufferBytes / count)) };
+    this.setup = { directory, schema, ramBufferBytes: Math.max(1 << 20, Math.floor(ramBufferBytes / count)) };
   }
 
-  private readonly setup: { path: string; schema: SchemaOptions; ramBufferBytes: number };
+  private readonly setup: { directory: DirectoryDescription; schema: SchemaOptions; ramBufferBytes: number };
 
   private workerOf(thread: IndexingThread): Worker {
     if (thread.idleTimer !== undefined) {

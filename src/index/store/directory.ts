@@ -4,7 +4,8 @@
  *
  * - A file is written once through an {@link IndexOutput} and never changed afterwards.
  *   Its bytes are durable only after {@link Directory.sync} named it; a crash before that
- *   may lose any part of it (tests simulate exactly that with `FaultyDirectory`).
+ *   may lose or garble any part of it (tests simulate exactly that: `FaultyDirectory` in memory,
+ *   `FaultyFsDirectory` on disk, in every thread; see test/support/).
  * - {@link Directory.rename} is atomic; it is durable only after {@link Directory.syncDirectory}.
  *   Publishing a manifest is therefore: write temp, sync it, rename, sync the directory.
  * - {@link Directory.deleteFile} of a missing file is not an error (cleanup is idempotent).
@@ -12,8 +13,14 @@
  *   one open file without seeking.
  */
 export interface Directory {
-  /** Absolute path of the folder, when it has one (worker threads reopen it by path). */
+  /** Absolute path of the folder, when it has one. */
   readonly path: string;
+  /**
+   * How a worker thread rebuilds this directory (indexing and merge workers write through
+   * it); absent when it cannot be shared with another thread (in memory): the index then
+   * indexes and merges on the calling thread.
+   */
+  describe?(): DirectoryDescription;
   listAll(): string[];
   fileExists(name: string): boolean;
   fileLength(name: string): number;
@@ -56,4 +63,24 @@ export interface IndexInput {
   /** Reads `length` bytes at `offset` into a new array. */
   read(offset: number, length: number): Uint8Array;
   close(): void;
+}
+
+/**
+ * How a worker thread rebuilds the directory of the thread that started it: a Directory
+ * object cannot cross the thread boundary, a plain description can (structured clone).
+ *
+ * - `fs`: a folder, opened as an {@link FsDirectory} (production).
+ * - `module`: the directory is built by `openDirectory(options)` exported by the ES module at
+ *   `url`. This is how tests put worker threads under the same fault injection as the main
+ *   thread (test/support/faulty-fs-directory.ts): the production path never loads that
+ *   module, so it pays nothing for it; `options` carries what the threads share (paths,
+ *   `SharedArrayBuffer`s).
+ */
+export type DirectoryDescription =
+  { kind: 'fs'; path: string } | { kind: 'module'; url: string; options: unknown };
+
+/** What a worker writes through: a directory whose fsync may block (nobody waits on a worker's event loop). */
+export interface WorkerDirectory extends Directory {
+  /** Synchronous fsync of files. */
+  syncNow(names: string[]): void;
 }

@@ -16,7 +16,13 @@ import {
 } from 'node:fs';
 import { open as openAsync } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { COPY_TEMP_SUFFIX, type Directory, type IndexInput, type IndexOutput } from './directory.js';
+import {
+  COPY_TEMP_SUFFIX,
+  type Directory,
+  type DirectoryDescription,
+  type IndexInput,
+  type IndexOutput,
+} from './directory.js';
 
 /** Bytes gathered before one write(2); big enough that a generation is written in few calls. */
 const OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -32,6 +38,10 @@ export class FsDirectory implements Directory {
   constructor(path: string) {
     this.path = resolve(path);
     mkdirSync(this.path, { recursive: true });
+  }
+
+  describe(): DirectoryDescription {
+    return { kind: 'fs', path: this.path };
   }
 
   listAll(): string[] {
