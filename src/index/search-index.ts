@@ -556,6 +556,7 @@ export class SearchIndex {
       userData: { ...this.manifest.userData, ...options.userData },
     };
     const written: string[] = [];
+    let releaseReaders = () => {};
     const killedUpdates = new Map<number, { bits: KilledBits; file: string }>();
     const killGeneration = (
       generation: number,
@@ -610,9 +611,13 @@ export class SearchIndex {
       );
       const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
       next.nextGeneration = this.nextGeneration;
+      releaseReaders = this.openReaders(
+        flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation])),
+      );
       // One round of fsyncs for the new files and the manifest, then the rename and the folder.
       await publishManifest(this.dir, next, [...newFiles, ...written]);
     } catch (error) {
+      releaseReaders();
       if (!(error instanceof ManifestMaybePublishedError))
         for (const file of written) this.files.deleteQuietly(file);
       this.counters.TotCommitFailures++;
@@ -627,6 +632,7 @@ export class SearchIndex {
       else this.keys.set(key, location);
     }
     this.install(next, killedUpdates);
+    releaseReaders();
     this.counters.TotCommits++;
     const created = flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation]));
     this.emit({
@@ -742,6 +748,7 @@ export class SearchIndex {
     const next: Manifest = { ...this.manifest, number: this.manifest.number + 1 };
     let killedEntry: { bits: KilledBits; file: string } | undefined;
     const written: string[] = [];
+    let releaseReader = () => {};
     try {
       if (carried.length > 0) {
         const bits = new KilledBits(meta.docCount).with(carried);
@@ -770,10 +777,13 @@ export class SearchIndex {
       }
       next.generations = generations;
       next.nextGeneration = this.nextGeneration;
+      const needed = generations.includes(merged);
+      if (needed) releaseReader = this.openReaders([meta.generation]);
       await publishManifest(this.dir, next, written);
       // Everything merged was killed meanwhile: the result is not needed.
-      if (!generations.includes(merged)) this.files.deleteUnreferencedGeneration(meta.generation);
+      if (!needed) this.files.deleteUnreferencedGeneration(meta.generation);
     } catch (error) {
+      releaseReader();
       if (!(error instanceof ManifestMaybePublishedError))
         for (const file of written) this.files.deleteQuietly(file);
       throw error;
@@ -781,6 +791,7 @@ export class SearchIndex {
     // Keys of merged documents now live in the merged generation.
     this.keys.remap(new Map(sources.map((s, i) => [s.generation, docMaps[i]!])), meta.generation);
     this.install(next, killedEntry === undefined ? new Map() : new Map([[meta.generation, killedEntry]]));
+    releaseReader();
   }
 
   /** `push.create-snapshot-on-merge-failure`: the snapshot's name, null when none was taken. */
@@ -837,6 +848,30 @@ export class SearchIndex {
     this.manifest = next;
     this.current = { manifestNumber: next.number, generations, files, references: 1 };
     this.releasePointInTime(previous);
+  }
+
+  /**
+   * Opens (and verifies) the readers of generations about to be published, and returns what
+   * releases them. Opened before the manifest is published, not after: a read that fails then
+   * fails the publish while nothing is published yet. Failing once the new manifest is on disk
+   * would leave this instance on the old one, and the next commit would publish a manifest
+   * without the generation (its documents gone, their replaced versions back).
+   */
+  private openReaders(generations: number[]): () => void {
+    const opened: number[] = [];
+    const release = () => {
+      for (const generation of opened.splice(0)) this.readers.release(generation);
+    };
+    try {
+      for (const generation of generations) {
+        this.readers.acquire(generation);
+        opened.push(generation);
+      }
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
   }
 
   private releasePointInTime(pointInTime: PointInTime): void {

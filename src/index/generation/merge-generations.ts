@@ -49,8 +49,10 @@ export function mergeGenerations(
   generation: number,
   stopRequested: () => boolean = () => false,
 ): GenerationMeta {
-  const readers = inputs.map((input) => GenerationReader.open(dir, input.generation));
+  // Opened one by one inside the try: when one fails (a read error), those opened before it are closed.
+  const readers: GenerationReader[] = [];
   try {
+    for (const input of inputs) readers.push(GenerationReader.open(dir, input.generation));
     const killed = inputs.map((input, i) =>
       input.killedFile === null ? null : KilledBits.read(dir, input.killedFile, readers[i]!.maxDoc),
     );

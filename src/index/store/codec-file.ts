@@ -48,14 +48,24 @@ export class CodecOutput {
     this.out.write(bytes);
   }
 
-  /** Writes the footer and closes the file. */
+  /** Writes the footer and closes the file (the handle is released even when the footer cannot be written). */
   close(): void {
-    this.closed = true;
+    if (this.closed) return;
     const footer = new ByteWriter(8);
     footer.writeUint32(FOOTER_MAGIC);
     this.crc = crc32(footer.view0(), this.crc);
     footer.writeUint32(this.crc);
-    this.out.write(footer.view0());
+    try {
+      this.out.write(footer.view0());
+    } catch (error) {
+      try {
+        this.abandon();
+      } catch {
+        // The write's error is the one to report.
+      }
+      throw error;
+    }
+    this.closed = true;
     this.out.close();
   }
 
@@ -72,7 +82,14 @@ export class CodecOutput {
 }
 
 export function createCodecOutput(dir: Directory, name: string, codec: string, version: number): CodecOutput {
-  return new CodecOutput(dir.createOutput(name), codec, version);
+  const out = dir.createOutput(name);
+  try {
+    return new CodecOutput(out, codec, version);
+  } catch (error) {
+    // The header could not be written: nobody else holds the handle to release it.
+    out.close();
+    throw error;
+  }
 }
 
 /** Writes a small file in one go: header, body, footer. */
@@ -84,7 +101,16 @@ export function writeCodecFile(
   body: Uint8Array,
 ): void {
   const out = createCodecOutput(dir, name, codec, version);
-  out.write(body);
+  try {
+    out.write(body);
+  } catch (error) {
+    try {
+      out.abandon();
+    } catch {
+      // The write's error is the one to report.
+    }
+    throw error;
+  }
   out.close();
 }
 
