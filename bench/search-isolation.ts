@@ -157,8 +157,13 @@ async function measure(home: string, threads: number): Promise<TableRow[]> {
   try {
     const port = server.port;
     const agent = () => new http.Agent({ keepAlive: true, maxSockets: 1 });
-    // Warm-up: threads started, every generation opened.
-    await request(port, agent(), 'GET', `/s/search.json?collection=${COLLECTION}&query=warm`);
+    // Warm-up: every thread started (the first query starts them all) and every generation
+    // opened in each (as many queries at once as there are threads).
+    await Promise.all(
+      Array.from({ length: Math.max(1, threads) }, () =>
+        request(port, agent(), 'GET', `/s/search.json?collection=${COLLECTION}&query=warm`),
+      ),
+    );
     const end = performance.now() + seconds * 1000;
     const queries: number[] = [];
     let timedOut = 0;

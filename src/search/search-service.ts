@@ -11,7 +11,7 @@ import type { Explanation } from '../query/explain-query.js';
 import { runSearch, type SearchMember, type SearchParams, type SearchView } from './run-search.js';
 import type { SearchResponse } from './result-packet.js';
 import { clickTrackingUrl, signUrl } from './click-tracking-url.js';
-import { SearchThreadPool, type SearchPoolEvent } from './threads/search-thread-pool.js';
+import { SearchThreadPool, type SearchAnswer, type SearchPoolEvent } from './threads/search-thread-pool.js';
 import { DEFAULT_MAX_PREFIX_TERMS, nowEpochMs, WorkBudget } from '../query/work-budget.js';
 
 export type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
@@ -100,56 +100,52 @@ export class SearchService {
    * shared with them, else here on the event loop.
    */
   async search(params: SearchParams): Promise<SearchResponse> {
+    return (await this.answer(params, false)).response;
+  }
+
+  /**
+   * {@link search}, and why each result of the page ranks where it does (the admin UI's
+   * query tester): the engine's explanation of its text score and the evidence added to it.
+   * Runs where searches run (a search thread when there are any), within the same budget.
+   */
+  async explain(params: SearchParams): Promise<{ response: SearchResponse; explanations: Explanation[] }> {
+    const { response, explanations } = await this.answer(params, true);
+    return { response, explanations: explanations ?? [] };
+  }
+
+  private async answer(params: SearchParams, explain: boolean): Promise<SearchAnswer> {
     const deadline = nowEpochMs() + this.timeoutMs;
     if (this.pool !== null) {
       return this.pool.run({
         params,
         deadline,
         maxPrefixTerms: this.maxPrefixTerms,
+        explain,
         open: async () => {
           const view = await this.openView(params.collection);
           return { view, release: () => releaseView(view) };
         },
-        runHere: (view) => this.runHere(view, params, deadline),
+        runHere: (view) => this.runHere(view, params, deadline, explain),
       });
     }
     const view = await this.openView(params.collection);
     try {
-      return this.runHere(view, params, deadline);
+      return this.runHere(view, params, deadline, explain);
     } finally {
       releaseView(view);
     }
   }
 
-  /**
-   * {@link search}, and why each result of the page ranks where it does (the admin UI's
-   * query tester): the engine's explanation of its text score and the evidence added to it.
-   * Runs on the event loop (an administrator's tool, one query at a time), within the budget.
-   */
-  async explain(params: SearchParams): Promise<{ response: SearchResponse; explanations: Explanation[] }> {
-    const deadline = nowEpochMs() + this.timeoutMs;
-    const view = await this.openView(params.collection);
-    try {
-      const explanations: Explanation[] = [];
-      return { response: this.runHere(view, params, deadline, explanations), explanations };
-    } finally {
-      releaseView(view);
-    }
-  }
-
-  private runHere(
-    view: SearchView,
-    params: SearchParams,
-    deadline: number,
-    explanations?: Explanation[],
-  ): SearchResponse {
-    return runSearch(
+  private runHere(view: SearchView, params: SearchParams, deadline: number, explain: boolean): SearchAnswer {
+    const explanations: Explanation[] | undefined = explain ? [] : undefined;
+    const response = runSearch(
       view,
       params,
       (collection, url, rank, query) => this.clickTrackingUrl(collection, url, rank, query),
       explanations,
       new WorkBudget(deadline, this.maxPrefixTerms),
     );
+    return explanations === undefined ? { response } : { response, explanations };
   }
 
   /**

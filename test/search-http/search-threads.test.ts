@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
+import { SEARCH_THREAD_NICENESS } from '../../src/search/threads/thread-priority.js';
 import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
 import { pushAndCommit, type TestDocument } from './helpers.js';
 
@@ -82,6 +83,8 @@ describe('search threads: budgets', () => {
   it('a pathological query answers what it found within its budget, flagged timedOut', async () => {
     // The first query starts a thread; its start-up is not the query's time.
     assert.equal((await search(t.app, 'warm up')).statusCode, 200);
+    // Every thread was started by the first query: none of the next ones waits for a start-up.
+    assert.equal(t.searchService.threads?.stats().threads, 2);
     const started = performance.now();
     const response = await search(t.app, PATHOLOGICAL);
     const elapsed = performance.now() - started;
@@ -149,15 +152,49 @@ describe('search threads: load shedding, crashes, isolation', () => {
     assert.deepEqual([summary.prefixTermsCapped, summary.timedOut], [false, false]);
   });
 
-  it('names its threads ps-search for the operating system', { skip: process.platform !== 'linux' }, () => {
-    const names = readdirSync('/proc/self/task').map((tid) => {
-      try {
-        return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
-      } catch {
-        return '';
-      }
+  it(
+    'names its threads ps-search for the operating system, scheduled below the event loop',
+    { skip: process.platform !== 'linux' },
+    () => {
+      // nice is the 19th field of /proc/.../stat (the 17th after the command's closing parenthesis).
+      const niceOf = (path: string) => Number(readFileSync(path, 'utf8').split(') ')[1]!.split(' ')[16]);
+      const threads = readdirSync('/proc/self/task').map((tid) => {
+        try {
+          return {
+            name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(),
+            nice: niceOf(`/proc/self/task/${tid}/stat`),
+          };
+        } catch {
+          return { name: '', nice: NaN };
+        }
+      });
+      const search = threads.filter((t) => t.name === 'ps-search');
+      assert.ok(search.length > 0, threads.map((t) => t.name).join(', '));
+      const eventLoop = niceOf(`/proc/self/task/${process.pid}/stat`);
+      for (const thread of search)
+        assert.equal(thread.nice, Math.min(19, eventLoop + SEARCH_THREAD_NICENESS));
+    },
+  );
+
+  it("explains the query tester's results on a search thread", async () => {
+    const dispatched = app.next('dispatched');
+    const { response, explanations } = await app.t.searchService.explain({
+      collection: 'c',
+      query: 'ab*',
+      startRank: 1,
+      numRanks: 5,
+      fmo: false,
+      facetSelections: [],
+      ranges: [],
     });
-    assert.ok(names.includes('ps-search'), names.join(', '));
+    await dispatched;
+    const results = response.response.resultPacket.results;
+    assert.ok(results.length > 0);
+    assert.equal(explanations.length, results.length);
+    for (const explanation of explanations) {
+      assert.equal(explanation.description, 'score');
+      assert.match(explanation.details[0]!.description, /^text \(BM25F\)/);
+    }
   });
 });
 

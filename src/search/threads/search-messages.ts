@@ -1,6 +1,7 @@
 import type { CollectionConfig } from '../../collection/config/collection-config.js';
 import type { SharedGeneration } from '../../index/generation/generation-reader.js';
 import type { SchemaOptions } from '../../index/schema.js';
+import type { Explanation } from '../../query/explain-query.js';
 import type { SearchResponse } from '../result-packet.js';
 import type { SearchParams } from '../run-search.js';
 
@@ -49,6 +50,8 @@ export interface SearchTaskMessage {
   /** Epoch milliseconds (`performance.timeOrigin + performance.now()`). */
   readonly deadline: number;
   readonly maxPrefixTerms: number;
+  /** Explain each result of the page too (the admin UI's query tester). */
+  readonly explain: boolean;
   /** Settings the thread has not seen yet. */
   readonly settings: readonly ThreadSettings[];
   /** Generations the thread has not seen yet. */
@@ -66,7 +69,13 @@ export type ToThreadMessage = SearchTaskMessage | ForgetMessage;
 /** Thread → event loop. */
 export type FromThreadMessage =
   | { readonly type: 'ready' }
-  | { readonly type: 'result'; readonly taskId: number; readonly response: SearchResponse }
+  | {
+      readonly type: 'result';
+      readonly taskId: number;
+      readonly response: SearchResponse;
+      /** With `explain`: why each result of the page scored what it did; else null. */
+      readonly explanations: Explanation[] | null;
+    }
   | {
       readonly type: 'error';
       readonly taskId: number;

@@ -5,6 +5,7 @@ import { SearchError } from '../../errors.js';
 import { onSharedReaderClosed, type SharedGeneration } from '../../index/generation/generation-reader.js';
 import type { LiveGeneration } from '../../index/generation/live-generation.js';
 import { THREAD_NAMES } from '../../index/thread-name.js';
+import type { Explanation } from '../../query/explain-query.js';
 import { nowEpochMs } from '../../query/work-budget.js';
 import type { SearchResponse } from '../result-packet.js';
 import { geospatialClasses } from '../result-order.js';
@@ -19,7 +20,7 @@ import type {
 
 /** Options of a {@link SearchThreadPool}. */
 export interface SearchThreadPoolOptions {
-  /** Threads at most (`search.thread-count`); started when queries first need them. */
+  /** Threads (`search.thread-count`); all started at the first query. */
   threads: number;
   /** Queries that may wait while every thread is busy (`search.queue-size`). */
   queueSize: number;
@@ -50,11 +51,20 @@ export interface SearchTask {
   /** Epoch milliseconds (see `nowEpochMs`). */
   deadline: number;
   maxPrefixTerms: number;
+  /** Explain each result of the page too (the admin UI's query tester). */
+  explain?: boolean;
   /**
    * Runs the query on the event loop instead: for a view whose files were not opened to be
    * shared (an index in memory, as some tests use).
    */
-  runHere(view: SearchView): SearchResponse;
+  runHere(view: SearchView): SearchAnswer;
+}
+
+/** What a query answers: its result packet and, when asked, the explanation of each result. */
+export interface SearchAnswer {
+  response: SearchResponse;
+  /** Present when the task asked to `explain`. */
+  explanations?: Explanation[];
 }
 
 /** Counters and gauges of the pool (`/metrics`). */
@@ -80,7 +90,7 @@ const RETRY_AFTER_SECONDS = 1;
 
 interface PendingTask extends SearchTask {
   taskId: number;
-  resolve(response: SearchResponse): void;
+  resolve(answer: SearchAnswer): void;
   reject(error: unknown): void;
   settled: boolean;
   timer: NodeJS.Timeout | undefined;
@@ -159,10 +169,10 @@ export class SearchThreadPool {
   }
 
   /** Runs a query on a thread; rejects with `SEARCH_OVERLOADED` when the queue is full. */
-  run(task: SearchTask): Promise<SearchResponse> {
+  run(task: SearchTask): Promise<SearchAnswer> {
     if (this.closed) return Promise.reject(new SearchError('INDEX_CLOSED', 'the server is stopping'));
     this.counters.TotQueries++;
-    return new Promise<SearchResponse>((resolve, reject) => {
+    return new Promise<SearchAnswer>((resolve, reject) => {
       const pending: PendingTask = {
         ...task,
         taskId: this.nextTaskId++,
@@ -172,6 +182,7 @@ export class SearchThreadPool {
         timer: undefined,
         waitingForStart: false,
       };
+      this.startEmptySlots();
       const thread = this.idleThread();
       if (thread === null && this.queue.length >= this.options.queueSize) {
         this.counters.TotRejected++;
@@ -237,6 +248,16 @@ export class SearchThreadPool {
     for (const thread of this.threads) if (thread !== null && !thread.busy) return thread;
     const slot = this.threads.indexOf(null);
     return slot < 0 ? null : this.startThread(slot);
+  }
+
+  /**
+   * Starts a thread in every empty slot: at the first query (and the first after a thread
+   * died), so that the queries after it find threads that already listen instead of waiting
+   * for a start-up (loading modules takes a second on a loaded machine).
+   */
+  private startEmptySlots(): void {
+    for (let slot = 0; slot < this.threads.length; slot++)
+      if (this.threads[slot] === null) this.startThread(slot);
   }
 
   private startThread(slot: number): SearchThread {
@@ -363,6 +384,7 @@ export class SearchThreadPool {
       schema: view.schema.options,
       deadline: task.deadline,
       maxPrefixTerms: task.maxPrefixTerms,
+      explain: task.explain === true,
       settings,
       generations,
     };
@@ -379,7 +401,12 @@ export class SearchThreadPool {
     this.finish(thread);
     if (message.type === 'result') {
       if (message.response.response.resultPacket.resultsSummary.timedOut) this.counters.TotTimedOut++;
-      this.settle(running.task, message.response);
+      this.settle(
+        running.task,
+        message.explanations === null
+          ? { response: message.response }
+          : { response: message.response, explanations: message.explanations },
+      );
     } else if (message.code !== null) {
       this.settle(running.task, new SearchError(message.code, message.message));
     } else {
@@ -454,7 +481,7 @@ export class SearchThreadPool {
     if (task.settled) return;
     task.settled = true;
     if (task.timer !== undefined) clearTimeout(task.timer);
-    if (outcome instanceof Error || !isResponse(outcome)) task.reject(outcome);
+    if (outcome instanceof Error || !isAnswer(outcome)) task.reject(outcome);
     else task.resolve(outcome);
   }
 
@@ -490,6 +517,6 @@ function shareable(view: SearchView): boolean {
   );
 }
 
-function isResponse(value: unknown): value is SearchResponse {
-  return typeof value === 'object' && value !== null && 'question' in value && 'response' in value;
+function isAnswer(value: unknown): value is SearchAnswer {
+  return typeof value === 'object' && value !== null && 'response' in value;
 }

@@ -6,6 +6,7 @@ import { clickTrackingUrl } from '../click-tracking-url.js';
 import { runSearch } from '../run-search.js';
 import type { FromThreadMessage, SearchThreadData, ToThreadMessage } from './search-messages.js';
 import { ThreadCatalog } from './thread-catalog.js';
+import { lowerThisThreadPriority, SEARCH_THREAD_NICENESS } from './thread-priority.js';
 
 /**
  * A search thread (see SearchThreadPool): runs one query at a time over the event loop's
@@ -14,6 +15,8 @@ import { ThreadCatalog } from './thread-catalog.js';
  */
 const data = workerData as SearchThreadData;
 nameThisThread(data.name);
+// The event loop (HTTP, auth, the journal) comes first when a core is contended.
+lowerThisThreadPriority(SEARCH_THREAD_NICENESS);
 const catalog = new ThreadCatalog();
 const port = parentPort!;
 
@@ -29,14 +32,15 @@ port.on('message', (message: ToThreadMessage) => {
   try {
     const view = catalog.viewOf(message);
     const budget = new WorkBudget(message.deadline, message.maxPrefixTerms);
+    const explanations = message.explain ? [] : undefined;
     const response = runSearch(
       view,
       message.params,
       (collection, url, rank, query) => clickTrackingUrl(data.secret, collection, url, rank, query),
-      undefined,
+      explanations,
       budget,
     );
-    post({ type: 'result', taskId: message.taskId, response });
+    post({ type: 'result', taskId: message.taskId, response, explanations: explanations ?? null });
   } catch (error) {
     const e = error as Error;
     post({
