@@ -28,7 +28,7 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR]
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -229,6 +229,10 @@ async function measureServer(
   figures: Figures,
 ): Promise<Map<string, string>> {
   const profile = values['cpu-prof'];
+  // A budget far above any query (as in search-threads): this measures latency and
+  // throughput; on a loaded machine the default 2 s budget shed measured queries with 503.
+  mkdirSync(join(home, 'conf'), { recursive: true });
+  writeFileSync(join(home, 'conf', 'global.cfg'), 'search.timeout-ms=600000\nsearch.queue-size=1000\n');
   const server = await ServerProcess.start(home, join(home, `server-${label}.out`), PASSWORD, {
     ...(main !== undefined ? { main } : {}),
     ...(profile !== undefined ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] } : {}),

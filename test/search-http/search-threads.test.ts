@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
-import { SEARCH_THREAD_NICENESS } from '../../src/search/threads/thread-priority.js';
 import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
 import { pushAndCommit, type TestDocument } from './helpers.js';
 
@@ -152,29 +151,16 @@ describe('search threads: load shedding, crashes, isolation', () => {
     assert.deepEqual([summary.prefixTermsCapped, summary.timedOut], [false, false]);
   });
 
-  it(
-    'names its threads ps-search for the operating system, scheduled below the event loop',
-    { skip: process.platform !== 'linux' },
-    () => {
-      // nice is the 19th field of /proc/.../stat (the 17th after the command's closing parenthesis).
-      const niceOf = (path: string) => Number(readFileSync(path, 'utf8').split(') ')[1]!.split(' ')[16]);
-      const threads = readdirSync('/proc/self/task').map((tid) => {
-        try {
-          return {
-            name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(),
-            nice: niceOf(`/proc/self/task/${tid}/stat`),
-          };
-        } catch {
-          return { name: '', nice: NaN };
-        }
-      });
-      const search = threads.filter((t) => t.name === 'ps-search');
-      assert.ok(search.length > 0, threads.map((t) => t.name).join(', '));
-      const eventLoop = niceOf(`/proc/self/task/${process.pid}/stat`);
-      for (const thread of search)
-        assert.equal(thread.nice, Math.min(19, eventLoop + SEARCH_THREAD_NICENESS));
-    },
-  );
+  it('names its threads ps-search for the operating system', { skip: process.platform !== 'linux' }, () => {
+    const names = readdirSync('/proc/self/task').map((tid) => {
+      try {
+        return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    });
+    assert.ok(names.includes('ps-search'), names.join(', '));
+  });
 
   it("explains the query tester's results on a search thread", async () => {
     const dispatched = app.next('dispatched');

@@ -6,7 +6,6 @@ import { clickTrackingUrl } from '../click-tracking-url.js';
 import { runSearch } from '../run-search.js';
 import type { FromThreadMessage, SearchThreadData, ToThreadMessage } from './search-messages.js';
 import { ThreadCatalog } from './thread-catalog.js';
-import { lowerThisThreadPriority, SEARCH_THREAD_NICENESS } from './thread-priority.js';
 
 /**
  * A search thread (see SearchThreadPool): runs one query at a time over the event loop's
@@ -15,8 +14,6 @@ import { lowerThisThreadPriority, SEARCH_THREAD_NICENESS } from './thread-priori
  */
 const data = workerData as SearchThreadData;
 nameThisThread(data.name);
-// The event loop (HTTP, auth, the journal) comes first when a core is contended.
-lowerThisThreadPriority(SEARCH_THREAD_NICENESS);
 const catalog = new ThreadCatalog();
 const port = parentPort!;
 
