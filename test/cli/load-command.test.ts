@@ -4,6 +4,7 @@
  * server killed with SIGKILL in the middle of a load, then `--resume` to the end.
  */
 import assert from 'node:assert/strict';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -14,13 +15,14 @@ import {
   ADMIN_PASSWORD,
   addCollectionCfg,
   keyQuery,
+  MAIN,
   requestAsAdmin,
   spawnServer,
   TEST_SECURITY,
   tempHome,
   waitFor,
 } from '../http/helpers.js';
-import { cli, removeCliStateHome, type Run } from './run-cli.js';
+import { cli, CLI_STATE_HOME, removeCliStateHome, type Run } from './run-cli.js';
 
 /** A JSON-lines file of `count` documents, each with the word "walrus"; `badKeys` lines get a key the server refuses. */
 function writeCorpus(path: string, count: number, badKeys: number[] = []): void {
@@ -175,6 +177,80 @@ describe('pushsearch load against a running server', () => {
     const changed = await cli(['load', 'auto', corpus, '--resume'], env);
     assert.equal(changed.code, 1);
     assert.match(changed.stderr, /^LOAD_STATE_MISMATCH: cannot resume from .*: .*auto\.jsonl changed since/);
+  });
+
+  it('on a terminal draws a bar that rewrites itself, then the report', async () => {
+    assert.equal((await cli(['collection', 'create', 'tty'], env)).code, 0);
+    const corpus = join(files, 'tty.jsonl');
+    writeCorpus(corpus, 200);
+    // script(1) gives the command a pseudo-terminal, as a user's shell would.
+    const command = [process.execPath, MAIN, 'load', 'tty', corpus, '-c', '2']
+      .map((word) => `'${word}'`)
+      .join(' ');
+    const screen = await new Promise<string>((resolve, reject) => {
+      execFile(
+        'script',
+        ['-qec', command, '/dev/null'],
+        { env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: CLI_STATE_HOME, ...env } },
+        (error, stdout) =>
+          error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stdout}`)),
+      );
+    });
+    assert.match(screen, /\[█+░*\] \d+\.\d% \d+\/200 docs \| /);
+    assert.match(screen, /\[█{24}\] 100\.0% 200\/200 docs .* ETA 0s /);
+    // Redrawn in place (cursor to column 1), not one line per update.
+    assert.ok((screen.match(/\u001b\[1G/g) ?? []).length >= 2, JSON.stringify(screen.slice(0, 300)));
+    assert.match(screen, /read 200 documents of .*tty\.jsonl in [\d.]+ s: 200 stored, 0 failed/);
+  });
+
+  it('Ctrl-C stops taking documents, waits for those in flight, reports, and --resume finishes', async () => {
+    assert.equal((await cli(['collection', 'create', 'interrupted'], env)).code, 0);
+    const corpus = join(files, 'interrupted.jsonl');
+    const total = 1500;
+    writeCorpus(corpus, total);
+    const port = Number(new URL(server.url).port);
+    const agent = new http.Agent({ keepAlive: false });
+    let child: ChildProcess | undefined;
+    try {
+      const loading = cli(
+        ['load', 'interrupted', corpus, '-c', '2', '--json'],
+        env,
+        undefined,
+        (c) => (child = c),
+      );
+      await waitFor(
+        '100 documents on the server',
+        async () => {
+          const answer = await requestAsAdmin(
+            port,
+            agent,
+            'GET',
+            '/push-api/v2/collections/interrupted/state',
+          );
+          const state = JSON.parse(answer.body) as { stagedChanges?: number; documents?: number };
+          return (state.stagedChanges ?? 0) + (state.documents ?? 0) >= 100;
+        },
+        60_000,
+      );
+      child?.kill('SIGINT');
+      const stopped = await loading;
+      assert.equal(stopped.code, 130, stopped.stderr);
+      assert.match(stopped.stderr, /^load stopped: interrupted \(Ctrl-C or SIGTERM\)$/m);
+      const partial = summaryOf(stopped);
+      assert.equal(partial.stoppedBy?.code, 'INTERRUPTED');
+      assert.equal(partial.notStored, 0, 'the documents in flight were waited for');
+      assert.ok(partial.stored >= 100 && partial.stored < total, `stored ${partial.stored}`);
+
+      const resumed = await cli(['load', 'interrupted', corpus, '--resume', '--json'], env);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const summary = summaryOf(resumed);
+      assert.deepEqual(
+        [summary.skipped, summary.stored, summary.committed, summary.collectionDocuments],
+        [partial.stored, total - partial.stored, total, total],
+      );
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
