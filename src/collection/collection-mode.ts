@@ -28,7 +28,11 @@ export interface ModeRecord {
 export class CollectionModeFile {
   readonly file: string;
 
-  constructor(dataFolder: string) {
+  /** @param shownAs the file as messages name it (relative to the home: no absolute paths in answers). */
+  constructor(
+    dataFolder: string,
+    private readonly shownAs = 'mode.json',
+  ) {
     this.file = join(dataFolder, 'mode.json');
   }
 
@@ -44,8 +48,8 @@ export class CollectionModeFile {
     }
     throw new SearchError(
       'CONFIG_INVALID',
-      `${this.file} is damaged: write {"mode": "DEFAULT"} or {"mode": "SLAVE"} into it, or set the mode again with POST .../mode?mode=`,
-      { details: { file: this.file } },
+      `${this.shownAs} is damaged: write {"mode": "DEFAULT"} or {"mode": "SLAVE"} into it, or set the mode again with POST .../mode?mode=`,
+      { details: { file: this.shownAs } },
     );
   }
 

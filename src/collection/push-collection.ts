@@ -135,7 +135,10 @@ export class PushCollection {
     this.name = validateName('collection', name);
     this.snapshots = new CollectionSnapshots(home, this.name);
     this.marker = new ManifestMarker(home, this.name, log);
-    this.modeFile = new CollectionModeFile(home.collectionDataFolder(this.name));
+    this.modeFile = new CollectionModeFile(
+      home.collectionDataFolder(this.name),
+      `data/${this.name}/mode.json`,
+    );
   }
 
   // ---------------------------------------------------------------------------------------
