@@ -25,6 +25,18 @@ export default tseslint.config(
     },
   },
   {
+    // No \`any\` flows through the engine, the journal or the collections (the rest of src/
+    // and the tests still have some: see issue #24).
+    files: ['src/index/**/*.ts', 'src/journal/**/*.ts', 'src/collection/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-argument': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+    },
+  },
+  {
     // node:test's describe/it return promises the runner itself tracks.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },

@@ -152,7 +152,7 @@ export class SearchIndex {
   /** Cuts of staged changes, oldest first, waiting for the next commit to publish them. */
   private pending: PendingFlush[] = [];
   /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
-  private stagedLayers: StagedLayer[] = [new Map()];
+  private stagedLayers: StagedLayer[] = [new Map() as StagedLayer];
   private readonly keys = new KeyLocations();
   private readonly files: FileDeleter;
   private readonly readers: ReaderPool;
@@ -790,7 +790,12 @@ export class SearchIndex {
     }
     // Keys of merged documents now live in the merged generation.
     this.keys.remap(new Map(sources.map((s, i) => [s.generation, docMaps[i]!])), meta.generation);
-    this.install(next, killedEntry === undefined ? new Map() : new Map([[meta.generation, killedEntry]]));
+    this.install(
+      next,
+      new Map<number, { bits: KilledBits; file: string }>(
+        killedEntry === undefined ? [] : [[meta.generation, killedEntry]],
+      ),
+    );
     releaseReader();
   }
 

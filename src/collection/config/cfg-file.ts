@@ -58,7 +58,11 @@ export function serializeCfg(
   if (options.header !== undefined) {
     for (const h of options.header.split(/\r\n|\n|\r/)) lines.push(h === '' ? '#' : `# ${h}`);
   }
-  const pairs = entries instanceof Map ? [...entries] : Object.entries(entries);
+  // `instanceof Map` narrows a ReadonlyMap to Map<any, any>: say again what it holds.
+  const pairs =
+    entries instanceof Map
+      ? [...(entries as ReadonlyMap<string, string>)]
+      : Object.entries(entries as Readonly<Record<string, string>>);
   for (const [key, value] of pairs) lines.push(formatLine(key, value, fileName));
   return lines.length === 0 ? '' : lines.join('\n') + '\n';
 }
@@ -107,7 +111,9 @@ export function updateCfgText(
   changes: ReadonlyMap<string, string | null> | Readonly<Record<string, string | null>>,
   fileName: string,
 ): string {
-  const pending = new Map(changes instanceof Map ? changes : Object.entries(changes));
+  const pending = new Map<string, string | null>(
+    changes instanceof Map ? (changes as ReadonlyMap<string, string | null>) : Object.entries(changes),
+  );
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const lines = body.split(/\r\n|\n|\r/);
   const trailingNewline = lines.length > 0 && lines[lines.length - 1] === '';

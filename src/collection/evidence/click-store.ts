@@ -81,7 +81,7 @@ export class ClickStore {
     const weight = time >= this.asOfMs ? 1 : 2 ** (-(this.asOfMs - time) / this.halfLifeMs);
     if (weight < MIN_CLICK_WEIGHT) return 0;
     let queries = this.byKey.get(key);
-    if (queries === undefined) this.byKey.set(key, (queries = new Map()));
+    if (queries === undefined) this.byKey.set(key, (queries = new Map<string, number>()));
     queries.set(query, (queries.get(query) ?? 0) + weight);
     return weight;
   }

@@ -84,7 +84,7 @@ export class LinkGraph {
       const old = before.get(target);
       if (old === undefined || !sameTexts(old, texts)) affected.add(this.resolve(target));
       let bySource = this.inbound.get(target);
-      if (bySource === undefined) this.inbound.set(target, (bySource = new Map()));
+      if (bySource === undefined) this.inbound.set(target, (bySource = new Map<string, string[]>()));
       bySource.set(source, texts);
     }
     if (after.size === 0) this.outlinks.delete(source);
