@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { ADMIN_AUTH, ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { launchChromium, skipWithoutChromium, type Browser } from '../support/chromium.js';
 
-// Debian's chromium, driven by playwright-core (no browser download), as in browser.test.ts.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
-
-type Playwright = typeof import('playwright-core');
-type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
+const skip = skipWithoutChromium;
 
 describe('admin UI: API tokens in a real browser', { skip, timeout: 180_000 }, () => {
   let server: RunningServer;
@@ -45,8 +29,7 @@ describe('admin UI: API tokens in a real browser', { skip, timeout: 180_000 }, (
       });
       assert.equal(answer.status, 200, await answer.text());
     }
-    const { chromium } = (await import('playwright-core')) as Playwright;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { launchChromium, skipWithoutChromium, type Browser } from '../support/chromium.js';
 
-// Debian's chromium, driven by playwright-core (no browser download), as in test/search-http.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
-
-type Playwright = typeof import('playwright-core');
-type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
+const skip = skipWithoutChromium;
 
 describe('admin UI and API UI in a real browser', { skip, timeout: 180_000 }, () => {
   let server: RunningServer;
@@ -30,8 +14,7 @@ describe('admin UI and API UI in a real browser', { skip, timeout: 180_000 }, ()
   before(async () => {
     home = tempHome();
     server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
-    const { chromium } = (await import('playwright-core')) as Playwright;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {
