@@ -24,9 +24,10 @@
  * The collection (and the FTS5 database) is built once under `--home` (default
  * `bench/results/tmp/http-search-<pages>`) and reused by later runs with the same `--pages`;
  * `--rebuild` starts over. `--cpu-prof DIR` runs the server with `node --cpu-prof` (one
- * profile per server start).
+ * profile per server start). `--search-threads N` sets the server's `search.thread-count`
+ * (default: the number of cores; 0 runs queries on the event loop).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR]
+ *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -65,6 +66,7 @@ const { values } = parseArgs({
     'baseline-server': { type: 'string' },
     'no-fts5': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'search-threads': { type: 'string' },
   },
 });
 
@@ -232,7 +234,12 @@ async function measureServer(
   // A budget far above any query (as in search-threads): this measures latency and
   // throughput; on a loaded machine the default 2 s budget shed measured queries with 503.
   mkdirSync(join(home, 'conf'), { recursive: true });
-  writeFileSync(join(home, 'conf', 'global.cfg'), 'search.timeout-ms=600000\nsearch.queue-size=1000\n');
+  const threads = values['search-threads'];
+  writeFileSync(
+    join(home, 'conf', 'global.cfg'),
+    'search.timeout-ms=600000\nsearch.queue-size=1000\n' +
+      (threads !== undefined ? `search.thread-count=${Number(threads)}\n` : ''),
+  );
   const server = await ServerProcess.start(home, join(home, `server-${label}.out`), PASSWORD, {
     ...(main !== undefined ? { main } : {}),
     ...(profile !== undefined ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] } : {}),
