@@ -131,7 +131,8 @@ export class FileJournal implements Journal {
     }
     segments.sort((a, b) => a.firstSeq - b.firstSeq);
 
-    if (segments.length === 0) {
+    const newest = segments.at(-1);
+    if (newest === undefined) {
       const created = await createSegment(io, folder, firstSeq);
       await io.syncFolder(folder);
       segments.push(created.segment);
@@ -157,7 +158,6 @@ export class FileJournal implements Journal {
       }
     }
 
-    const newest = segments[segments.length - 1];
     const file = await io.openFile(newest.path, 'write');
     try {
       const reader = new SegmentReader(file, await file.size());
@@ -245,8 +245,10 @@ export class FileJournal implements Journal {
       let deleted = 0;
       // Oldest first, one at a time, so a crash in between leaves a contiguous suffix; the
       // newest segment stays even when fully released: its name carries the next seq.
-      while (this.segments.length > 1 && this.segments[1].firstSeq - 1 <= seq) {
-        await this.io.deleteFile(this.segments[0].path);
+      for (;;) {
+        const [oldest, next] = this.segments;
+        if (oldest === undefined || next === undefined || next.firstSeq - 1 > seq) break;
+        await this.io.deleteFile(oldest.path);
         this.segments.shift();
         deleted++;
       }
@@ -266,6 +268,13 @@ export class FileJournal implements Journal {
     return this.closing;
   }
 
+  /** The segment appends go to: open creates one when there is none, release keeps it. */
+  private get newest(): Segment {
+    const newest = this.segments.at(-1);
+    if (newest === undefined) throw new Error(`the journal in ${this.folder} has no segment left`);
+    return newest;
+  }
+
   private serialized<T>(task: () => Promise<T>): Promise<T> {
     const run = this.maintenance.then(task);
     this.maintenance = run.catch(() => undefined);
@@ -280,19 +289,19 @@ export class FileJournal implements Journal {
     const lastSeq = this.durableSeq;
     if (afterSeq >= lastSeq) return;
     const segments = this.segments.slice();
-    let start = -1;
-    for (let i = 0; i < segments.length; i++) if (segments[i].firstSeq <= afterSeq + 1) start = i;
-    if (start < 0) {
+    const start = segments.findLastIndex((segment) => segment.firstSeq <= afterSeq + 1);
+    const first = segments[start];
+    if (first === undefined) {
       throw new SearchError(
         'JOURNAL_RECORDS_RELEASED',
-        `the journal no longer holds records after ${afterSeq}: it starts at ${segments[0].firstSeq} ` +
+        `the journal no longer holds records after ${afterSeq}: it starts at ${(segments[0] ?? this.newest).firstSeq} ` +
           'because older records were released as indexed. The index is older than the journal ' +
           '(restored from an older backup?): restore the journal folder of the same backup.',
       );
     }
-    let expectedSeq = segments[start].firstSeq;
-    for (let i = start; i < segments.length && expectedSeq <= lastSeq; i++) {
-      const segment = segments[i];
+    let expectedSeq = first.firstSeq;
+    for (const segment of segments.slice(start)) {
+      if (expectedSeq > lastSeq) break;
       if (segment.firstSeq !== expectedSeq) {
         throw new JournalCorruptError(
           segment.path,
@@ -317,9 +326,8 @@ export class FileJournal implements Journal {
       }
     }
     if (expectedSeq <= lastSeq) {
-      const newest = segments[segments.length - 1];
       throw new JournalCorruptError(
-        newest.path,
+        (segments.at(-1) ?? this.newest).path,
         0,
         `records ${expectedSeq} to ${lastSeq} were acknowledged but are missing`,
       );
@@ -358,11 +366,9 @@ export class FileJournal implements Journal {
   private takeBatch(): PendingAppend[] {
     let bytes = 0;
     let count = 0;
-    while (
-      count < this.queue.length &&
-      (count === 0 || bytes + this.queue[count].payload.byteLength <= MAX_BATCH_BYTES)
-    ) {
-      bytes += this.queue[count].payload.byteLength;
+    for (const { payload } of this.queue) {
+      if (count > 0 && bytes + payload.byteLength > MAX_BATCH_BYTES) break;
+      bytes += payload.byteLength;
       count++;
     }
     return this.queue.splice(0, count);
@@ -400,7 +406,7 @@ export class FileJournal implements Journal {
     this.counters.bytes += bytes.length;
     this.durableLength += bytes.length;
     this.durableSeq = firstSeq + batch.length - 1;
-    for (let i = 0; i < batch.length; i++) batch[i].resolve(firstSeq + i);
+    batch.forEach((pending, i) => pending.resolve(firstSeq + i));
   }
 
   /**
@@ -409,7 +415,7 @@ export class FileJournal implements Journal {
    * file, and the pages it gave up on may look clean; truncating drops them all.
    */
   private async recover(): Promise<void> {
-    const path = this.segments[this.segments.length - 1].path;
+    const path = this.newest.path;
     await this.activeFile.close().catch(() => undefined);
     this.activeFile = await this.io.openFile(path, 'write');
     await this.activeFile.truncate(this.durableLength);

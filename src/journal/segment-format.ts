@@ -121,10 +121,10 @@ export function encodeRecords(payloads: readonly Uint8Array[], firstSeq: number)
   for (const payload of payloads) total += RECORD_HEADER_BYTES + payload.byteLength;
   const out = Buffer.allocUnsafe(total);
   let offset = 0;
-  for (let i = 0; i < payloads.length; i++) {
-    const payload = payloads[i];
+  let seq = firstSeq;
+  for (const payload of payloads) {
     out.writeUInt32LE(payload.byteLength, offset);
-    writeU64(out, offset + 4, firstSeq + i);
+    writeU64(out, offset + 4, seq++);
     out.writeUInt32LE(recordCrc(out.subarray(offset, offset + 12), payload), offset + 12);
     out.set(payload, offset + RECORD_HEADER_BYTES);
     offset += RECORD_HEADER_BYTES + payload.byteLength;

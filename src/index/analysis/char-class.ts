@@ -45,7 +45,7 @@ export const ASCII_CLASS: Uint8Array = (() => {
 })();
 
 const bmpClass = new Uint8Array(65536).fill(UNKNOWN);
-for (let c = 0; c < 128; c++) bmpClass[c] = ASCII_CLASS[c];
+bmpClass.set(ASCII_CLASS, 0);
 for (let c = 0xd800; c <= 0xdbff; c++) bmpClass[c] = HIGH_SURROGATE;
 // Low surrogates only reach the table when unpaired.
 for (let c = 0xdc00; c <= 0xdfff; c++) bmpClass[c] = OTHER;
@@ -74,7 +74,8 @@ function computeClass(cp: number): number {
  * caller already read. The result has WIDE set when the character is a surrogate pair.
  */
 export function nonAsciiClass(text: string, i: number, c: number): number {
-  const k = bmpClass[c];
+  // A code unit is below 65536, the table's length; past it a code point is computed.
+  const k = bmpClass[c] ?? UNKNOWN;
   if (k < HIGH_SURROGATE) return k;
   if (k === UNKNOWN) {
     const computed = computeClass(c);

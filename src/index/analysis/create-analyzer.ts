@@ -44,6 +44,7 @@ import {
   LETTER,
   MARK,
   NO_SPACE,
+  OTHER,
   UPPER,
   WIDE,
   nonAsciiClass,
@@ -166,7 +167,7 @@ function isDigitAt(text: string, j: number): boolean {
 function isLetterAt(text: string, j: number): boolean {
   if (j >= text.length) return false;
   const c = text.charCodeAt(j);
-  if (c < 128) return (ASCII_CLASS[c] & LETTER) !== 0;
+  if (c < 128) return ((ASCII_CLASS[c] ?? OTHER) & LETTER) !== 0;
   return (nonAsciiClass(text, j, c) & LETTER) !== 0;
 }
 
@@ -180,7 +181,7 @@ function lastWordKind(text: string, start: number, i: number): number {
   for (let j = start; j < i;) {
     const c = text.charCodeAt(j);
     if (c < 128) {
-      const k = ASCII_CLASS[c] & WORD;
+      const k = (ASCII_CLASS[c] ?? OTHER) & WORD;
       if (k !== 0) last = k;
       j++;
     } else {
@@ -309,7 +310,7 @@ class UnicodeAnalyzer implements Analyzer {
         continue;
       }
       if (c < 128) {
-        k = ASCII_CLASS[c];
+        k = ASCII_CLASS[c] ?? OTHER;
         i++;
         if (k === 0) continue;
       } else {
@@ -334,7 +335,7 @@ class UnicodeAnalyzer implements Analyzer {
       while (i < n) {
         c = text.charCodeAt(i);
         if (c < 128) {
-          k = ASCII_CLASS[c];
+          k = ASCII_CLASS[c] ?? OTHER;
           if (k !== 0) {
             flags |= k;
           } else if (c === 46 /* . */ && isDigitAt(text, i + 1) && lastWordKind(text, start, i) === DIGIT) {
@@ -418,7 +419,9 @@ class UnicodeAnalyzer implements Analyzer {
     for (let j = start; j < end; j++) hash = (Math.imul(hash, 31) + text.charCodeAt(j)) | 0;
     const slot = (hash ^ (hash >>> 15)) & (TOKEN_CACHE_SIZE - 1);
     const key = this.cacheKeys[slot];
-    if (key.length === length && sameText(text, start, key)) return this.cacheTerms[slot];
+    const cached = this.cacheTerms[slot];
+    // Both are undefined only when the cache is off (no slots).
+    if (key?.length === length && cached !== undefined && sameText(text, start, key)) return cached;
     const term = this.termOf(text, start, end, flags);
     const raw = text.substring(start, end);
     this.cacheKeys[slot] = length >= SLICED_STRING_MIN_LENGTH ? detach(raw) : raw;

@@ -49,12 +49,12 @@ export function foldTerm(token: string, caseFold: boolean, foldDiacritics: boole
     // After NFKD `İ` is `I` + U+0307 and the dot goes with the diacritics; after NFKC it is
     // one character, which toLowerCase would turn into `i` + U+0307.
     if (!foldDiacritics && s.includes('İ')) s = s.replaceAll('İ', 'I');
-    s = s.toLowerCase().replace(FULL_FOLD, (ch) => FULL_FOLD_TO[ch]);
+    s = s.toLowerCase().replace(FULL_FOLD, (ch) => FULL_FOLD_TO[ch] ?? ch);
   }
   if (foldDiacritics) {
     s = s
       .replace(DIACRITIC_MARKS, '')
-      .replace(STROKED_LETTERS, (ch) => STROKED_BASE[ch])
+      .replace(STROKED_LETTERS, (ch) => STROKED_BASE[ch] ?? ch)
       .normalize('NFC');
   }
   return s.replace(NOT_TERM_CHAR, '');

@@ -259,7 +259,7 @@ function* mergedPostings(
     let term: string | undefined;
     for (let p = 0; p < parts.length; p++) {
       const part = parts[p];
-      if (part === null || cursors[p]! >= part.order.length) continue;
+      if (!part || cursors[p]! >= part.order.length) continue;
       const candidate = part.terms[part.order[cursors[p]!]!]!;
       if (term === undefined || candidate < term) term = candidate;
     }
@@ -267,7 +267,7 @@ function* mergedPostings(
     let entries = 0;
     for (let p = 0; p < parts.length; p++) {
       const part = parts[p];
-      if (part === null || cursors[p]! >= part.order.length) continue;
+      if (!part || cursors[p]! >= part.order.length) continue;
       const t = part.order[cursors[p]!]!;
       if (part.terms[t] === term) entries += part.starts[t + 1]! - part.starts[t]!;
     }
@@ -280,7 +280,7 @@ function* mergedPostings(
     let filled = 0;
     for (let p = 0; p < parts.length; p++) {
       const part = parts[p];
-      if (part === null || cursors[p]! >= part.order.length) continue;
+      if (!part || cursors[p]! >= part.order.length) continue;
       const t = part.order[cursors[p]!]!;
       if (part.terms[t] !== term) continue;
       cursors[p]!++;
