@@ -301,7 +301,14 @@ async function buildOnLockedHome(
       manager.collection(name); // an unknown or meta collection is refused
       let receiver = clickReceivers.get(name);
       if (receiver === undefined) {
-        receiver = new ClickReceiver(home.clickLogFolder(name));
+        receiver = new ClickReceiver(home.clickLogFolder(name), {
+          maxLogBytes: globalConfig.clicksMaxLogBytes,
+          onLogFull: () =>
+            pushLog.warn(
+              { collection: name },
+              `click log full (search.clicks.max-log-bytes=${globalConfig.clicksMaxLogBytes}): clicks forwarded by query processors are dropped until it is processed`,
+            ),
+        });
         clickReceivers.set(name, receiver);
       }
       return receiver.receive(batch, lines);

@@ -2,13 +2,16 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SearchError } from '../errors.js';
 import { parseByteRange } from '../replication/byte-range.js';
+import {
+  MAX_CLICK_BATCH_BYTES,
+  MAX_CLICK_BATCH_LINES,
+  type ReceivedClicks,
+} from '../replication/click-forwarder.js';
 import type { ReplicationMaster } from '../replication/replication-master.js';
 import { verifySyncRequest } from '../replication/sync-signature.js';
 
 /** Longest a manifest request may wait for a change (the query processor asks again). */
 const MAX_WAIT_MS = 60_000;
-/** Largest click batch a query processor may hand over at once. */
-const MAX_CLICK_BATCH_BYTES = 8 * 1024 * 1024;
 
 /** Options of the {@link replicationRoutes} plugin. */
 export interface ReplicationRoutesOptions {
@@ -21,10 +24,12 @@ export interface ReplicationRoutesOptions {
   masterFor: (collection: string) => Promise<ReplicationMaster>;
   /**
    * Takes a batch of click records from a query processor (appended to this server's click
-   * log; forwarded further up when this server is itself a query processor). A batch id
-   * seen before is acknowledged without being appended again.
+   * log up to its cap; forwarded further up when this server is itself a query processor).
+   * A batch id seen before is acknowledged without being appended again.
    */
-  receiveClicks: (collection: string, batch: string, lines: string[]) => Promise<{ duplicate: boolean }>;
+  receiveClicks: (collection: string, batch: string, lines: string[]) => Promise<ReceivedClicks>;
+  /** This server's clock (ms since the epoch), sent with each listing. Default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -34,10 +39,13 @@ export interface ReplicationRoutesOptions {
  *
  * - `GET /collections/{c}/manifest?since={id}&wait={ms}`: the listing of the state the
  *   collection serves; with `since` equal to it, held open up to `wait` ms for a newer one.
+ *   `now` is this server's clock when it answers, so that a query processor measures lag
+ *   on one clock (`publishedAt` is on this server's clock too).
  * - `GET /collections/{c}/files/{name}?listing={id}&sha256={hex}`: one file of a pinned
  *   state; `Range: bytes=a-` resumes (206).
  * - `POST /collections/{c}/clicks`: `{"batch": id, "lines": [click log lines]}` from a query
- *   processor.
+ *   processor: at most 8 MiB and 10,000 lines (413 `BODY_TOO_LARGE`); appended up to the
+ *   click log's cap, once per batch id.
  */
 export async function replicationRoutes(
   app: FastifyInstance,
@@ -91,7 +99,7 @@ export async function replicationRoutes(
         signal: abort.signal,
       });
       void reply.header('cache-control', 'no-store');
-      return listing;
+      return { ...listing, now: new Date((options.now ?? Date.now)()).toISOString() };
     },
   );
 
@@ -184,8 +192,13 @@ export async function replicationRoutes(
           'send {"batch": "<id>", "lines": ["<one click log line>", ...]}',
         );
       }
+      if (lines.length > MAX_CLICK_BATCH_LINES)
+        throw new SearchError(
+          'BODY_TOO_LARGE',
+          `a click batch has at most ${MAX_CLICK_BATCH_LINES} lines, this one ${lines.length}: send smaller batches`,
+        );
       const result = await options.receiveClicks(request.params.collection, batch, lines as string[]);
-      return { batch, accepted: result.duplicate ? 0 : lines.length, duplicate: result.duplicate };
+      return { batch, ...result };
     },
   );
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SearchError } from '../errors.js';
 import { readText, type SyncClient } from './sync-client.js';
@@ -13,14 +13,30 @@ const OUTBOX = 'outbox';
 const RECEIVED = 'received-batches.json';
 const RECEIVED_KEPT = 2000;
 
+/** Longest click log line a master accepts (a click's query and URL are at most 2,000 characters each). */
+export const MAX_CLICK_LINE_BYTES = 64 * 1024;
+/** Most lines in one batch a master accepts (`POST .../clicks`). */
+export const MAX_CLICK_BATCH_LINES = 10_000;
+/** Largest body of one batch a master accepts. */
+export const MAX_CLICK_BATCH_BYTES = 8 * 1024 * 1024;
+/** A forwarder cuts an outbox file into batches of at most this many bytes of lines (well under {@link MAX_CLICK_BATCH_BYTES}). */
+const BATCH_BYTES = 1024 * 1024;
+/** ... and at most this many lines (half of {@link MAX_CLICK_BATCH_LINES}). */
+const BATCH_LINES = MAX_CLICK_BATCH_LINES / 2;
+
 /**
  * Hands a query processor's click log to its master, so that click evidence on the admin
  * reflects every query processor. Every `intervalMs` the log is renamed into `outbox/`
  * (new clicks start a new `clicks.log`), and each outbox file is sent, at the run after, as
- * one signed batch;
- * it is deleted only once the master acknowledged it. A batch whose acknowledgement was
- * lost (a crash, a cut connection) is sent again under the same id, and the master appends
+ * signed batches (cut at {@link BATCH_BYTES} and {@link BATCH_LINES}, the same way every time);
+ * it is deleted only once the master acknowledged all of them. A batch whose acknowledgement
+ * was lost (a crash, a cut connection) is sent again under the same id, and the master appends
  * a batch id only once ({@link ClickReceiver}): clicks arrive once, even across restarts.
+ *
+ * The log is moved only after every outbox file was acknowledged, so while the master does
+ * not take them the outbox keeps one file and `clicks.log` stops at its own cap
+ * (`search.clicks.max-log-bytes`, enforced where clicks are logged): a query processor cut
+ * off from its master keeps at most twice that on disk.
  */
 export class ClickForwarder {
   private timer: NodeJS.Timeout | undefined;
@@ -70,9 +86,16 @@ export class ClickForwarder {
       if (this.abort.signal.aborted) return;
       const file = join(outbox, name);
       const text = await readFile(file, 'utf8');
-      const lines = text.split('\n').filter((line) => line.length > 0);
+      const lines = text
+        .split('\n')
+        .filter((line) => line.length > 0 && Buffer.byteLength(line) <= MAX_CLICK_LINE_BYTES);
       try {
-        if (lines.length > 0) await this.send(`${this.options.serverId}:${name}`, lines);
+        const batches = cutIntoBatches(lines);
+        for (const [i, batch] of batches.entries()) {
+          // One batch keeps the file's plain id; the parts of a bigger file are numbered.
+          const id = `${this.options.serverId}:${name}${batches.length === 1 ? '' : `:${i}`}`;
+          await this.send(id, batch);
+        }
         rmSync(file, { force: true });
         this.forwarded += lines.length;
         this.lastError = null;
@@ -102,24 +125,63 @@ export class ClickForwarder {
   }
 }
 
+/** An outbox file's lines as batches of at most {@link BATCH_LINES} lines and {@link BATCH_BYTES} bytes. */
+function cutIntoBatches(lines: string[]): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    const size = Buffer.byteLength(line) + 4; // quotes, comma, a little escaping
+    if (current.length > 0 && (current.length === BATCH_LINES || bytes + size > BATCH_BYTES)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(line);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** What a master did with a batch of clicks. */
+export interface ReceivedClicks {
+  /** The batch id was appended before (a retry): nothing appended now. */
+  duplicate: boolean;
+  /** Lines appended to the click log. */
+  accepted: number;
+  /** Lines not appended: not a JSON object, longer than {@link MAX_CLICK_LINE_BYTES}, or past the click log's cap. */
+  dropped: number;
+}
+
 /**
  * The master's side of {@link ClickForwarder}: appends a batch's lines to the collection's
  * click log (one write, `O_APPEND`, as `/s/redirect` does) unless its id was appended before.
- * Lines that are not JSON objects are dropped (the click log's readers would skip them).
+ * Lines that are not JSON objects, or longer than {@link MAX_CLICK_LINE_BYTES}, are dropped
+ * (the click log's readers would skip them). The click log's cap (`search.clicks.max-log-bytes`)
+ * holds here as for the master's own clicks: the lines that would take `clicks.log` past it
+ * are dropped (and `onLogFull` told), so a query processor, or anyone holding the secret,
+ * cannot fill the master's disk. A dropped line is not asked for again: the batch counts
+ * as received.
  */
 export class ClickReceiver {
   private queue: Promise<unknown> = Promise.resolve();
+  /** The last batch met the cap (`onLogFull` is told once per time the log fills). */
+  private full = false;
 
-  constructor(private readonly clickFolder: string) {}
+  constructor(
+    private readonly clickFolder: string,
+    private readonly limits: { maxLogBytes: number; onLogFull?: () => void },
+  ) {}
 
-  receive(batch: string, lines: string[]): Promise<{ duplicate: boolean }> {
+  receive(batch: string, lines: string[]): Promise<ReceivedClicks> {
     // One batch at a time: the received list is read, appended to and rewritten.
     const run = this.queue.then(() => this.append(batch, lines));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async append(batch: string, lines: string[]): Promise<{ duplicate: boolean }> {
+  private async append(batch: string, lines: string[]): Promise<ReceivedClicks> {
     mkdirSync(this.clickFolder, { recursive: true });
     const receivedFile = join(this.clickFolder, RECEIVED);
     let received: string[] = [];
@@ -129,22 +191,46 @@ export class ClickReceiver {
     } catch {
       received = [];
     }
-    if (received.includes(batch)) return { duplicate: true };
-    const valid = lines.filter((line) => {
-      try {
-        const value = JSON.parse(line) as unknown;
-        return typeof value === 'object' && value !== null && !Array.isArray(value);
-      } catch {
-        return false;
+    if (received.includes(batch)) return { duplicate: true, accepted: 0, dropped: 0 };
+    const log = join(this.clickFolder, CLICK_LOG);
+    const room =
+      this.limits.maxLogBytes -
+      (await stat(log).then(
+        (info) => info.size,
+        () => 0,
+      ));
+    let text = '';
+    let bytes = 0;
+    let accepted = 0;
+    let full = false;
+    for (const line of lines) {
+      const size = Buffer.byteLength(line) + 1;
+      if (size > MAX_CLICK_LINE_BYTES || !isJsonObject(line)) continue;
+      if (bytes + size > room) {
+        full = true;
+        continue;
       }
-    });
-    if (valid.length > 0)
-      await appendFile(join(this.clickFolder, CLICK_LOG), valid.map((l) => `${l}\n`).join(''));
+      text += `${line}\n`;
+      bytes += size;
+      accepted++;
+    }
+    if (text.length > 0) await appendFile(log, text);
+    if (full && !this.full) this.limits.onLogFull?.();
+    this.full = full;
     received.push(batch);
     const temp = `${receivedFile}.tmp`;
     await writeFile(temp, JSON.stringify(received.slice(-RECEIVED_KEPT)));
     await rename(temp, receivedFile);
-    return { duplicate: false };
+    return { duplicate: false, accepted, dropped: lines.length - accepted };
+  }
+}
+
+function isJsonObject(line: string): boolean {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
   }
 }
 

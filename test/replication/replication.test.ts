@@ -142,14 +142,14 @@ async function chain(options: { qp1Secret?: string } = {}): Promise<Chain> {
   const adminServer = await serveMaster({
     secret: () => SECRET,
     masterFor: () => Promise.resolve(adminMaster),
-    receiveClicks: () => Promise.resolve({ duplicate: false }),
+    receiveClicks: () => Promise.resolve({ duplicate: false, accepted: 0, dropped: 0 }),
   });
   const qp1 = ReplicaIndex.open(tempFolder());
   const qp1Master = new ReplicationMaster(new ReplicaSource(qp1));
   const qp1Server = await serveMaster({
     secret: () => SECRET,
     masterFor: () => Promise.resolve(qp1Master),
-    receiveClicks: () => Promise.resolve({ duplicate: false }),
+    receiveClicks: () => Promise.resolve({ duplicate: false, accepted: 0, dropped: 0 }),
   });
   const qp2 = ReplicaIndex.open(tempFolder());
   const puller1 = new ReplicationPuller({
