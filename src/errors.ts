@@ -23,6 +23,15 @@ export class SearchError<Code extends string = ErrorCode> extends Error {
   }
 }
 
+/**
+ * `error instanceof SearchError`, with the code typed: `instanceof` on a generic class
+ * narrows to `SearchError<any>`. The code is a `string`, not an {@link ErrorCode}: a client's
+ * error (a `SearchError<string>`) carries whatever code the server sent.
+ */
+export function isSearchError(error: unknown): error is SearchError<string> {
+  return error instanceof SearchError;
+}
+
 /** A file of the index is unreadable: wrong header, bad checksum, truncated. Names the file. */
 export class CorruptIndexError extends SearchError {
   readonly file: string;

@@ -1,5 +1,5 @@
 import { PushApiError } from '../client/push-api-error.js';
-import { SearchError } from '../errors.js';
+import { SearchError, isSearchError } from '../errors.js';
 
 /**
  * Exit codes of every `pushsearch` command. Scripts rely on them: never renumber, only add.
@@ -43,8 +43,8 @@ export function exitCodeFor(error: unknown): number {
     if (error.status === 409) return EXIT.CONFLICT;
     return EXIT.ERROR;
   }
-  if (error instanceof SearchError && /_NOT_FOUND$/.test(error.code)) return EXIT.NOT_FOUND;
-  if (error instanceof SearchError && /_EXISTS$/.test(error.code)) return EXIT.CONFLICT;
+  if (isSearchError(error) && /_NOT_FOUND$/.test(error.code)) return EXIT.NOT_FOUND;
+  if (isSearchError(error) && /_EXISTS$/.test(error.code)) return EXIT.CONFLICT;
   return EXIT.ERROR;
 }
 

@@ -1,6 +1,6 @@
 import { PushApiError } from '../client/push-api-error.js';
 import type { CommitResponse } from '../client/types.js';
-import { SearchError } from '../errors.js';
+import { SearchError, isSearchError } from '../errors.js';
 import {
   CONNECTION_OPTIONS,
   DEFAULT_URL,
@@ -238,7 +238,7 @@ server stopped answering (the counts so far and how to resume are printed); 130 
         stopped === undefined
           ? null
           : {
-              code: stopped instanceof SearchError ? stopped.code : 'INTERRUPTED',
+              code: isSearchError(stopped) ? stopped.code : 'INTERRUPTED',
               status: stopped instanceof PushApiError ? stopped.status : null,
               message: stopped instanceof Error ? stopped.message : String(stopped as string),
             },

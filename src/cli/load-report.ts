@@ -1,6 +1,6 @@
 import { PushApiError } from '../client/push-api-error.js';
 import type { CommitResponse } from '../client/types.js';
-import { SearchError } from '../errors.js';
+import { isSearchError } from '../errors.js';
 import { describeError } from './exit-codes.js';
 import type { LoadCounters } from './load-progress.js';
 
@@ -52,8 +52,7 @@ export const MAX_FAILURES_KEPT = 10;
 export function failureOf(origin: string, key: string, error: unknown): LoadFailure {
   if (error instanceof PushApiError)
     return { origin, key, code: error.code, status: error.status, message: error.message };
-  if (error instanceof SearchError)
-    return { origin, key, code: error.code, status: 0, message: error.message };
+  if (isSearchError(error)) return { origin, key, code: error.code, status: 0, message: error.message };
   return { origin, key, code: 'ERROR', status: 0, message: (error as Error)?.message ?? String(error) };
 }
 

@@ -87,7 +87,7 @@ export function readContentAndMetadata(
     contentType: content.headers.get('content-type') || DEFAULT_PART_TYPE,
     metadata:
       metadata === undefined
-        ? Object.create(null)
+        ? (Object.create(null) as Record<string, string[]>)
         : parseMetadataJson(decodeMetadataPart(metadata), metadata.headers.get('content-type')),
   };
 }

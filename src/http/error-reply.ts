@@ -1,4 +1,4 @@
-import { SearchError } from '../errors.js';
+import { isSearchError } from '../errors.js';
 import { UPGRADE_RETRY_AFTER_SECONDS } from '../collection/collection-manager.js';
 import { statusForCode } from '../error-status.js';
 
@@ -75,7 +75,7 @@ const DEFAULT_RETRY_AFTER: Readonly<Record<string, number>> = {
  *   error's own text or stack (they can hold paths and internals); the caller logs it.
  */
 export function errorReply(error: unknown, requestId: string, maxRequestBytes?: number): ErrorReply {
-  if (error instanceof SearchError) {
+  if (isSearchError(error)) {
     const status = statusForCode(error.code);
     const headers: Record<string, string> = {};
     const retryAfter =

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, linkSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { SearchError } from '../errors.js';
+import { SearchError, isSearchError } from '../errors.js';
 import { checkListing, type ReplicatedFile, type ReplicationListing } from './listing.js';
 import type { ReplicaIndex } from './replica-index.js';
 import { SyncClient } from './sync-client.js';
@@ -64,7 +64,7 @@ export interface PullerOptions {
 
 export type PullerEvent =
   | { type: 'installed'; listing: ReplicationListing; files: number; bytes: number; durationMs: number }
-  | { type: 'failed'; error: SearchError };
+  | { type: 'failed'; error: SearchError<string> };
 
 /**
  * The query processor's side of replication: asks the master for the state it serves
@@ -178,10 +178,9 @@ export class ReplicationPuller {
         this.failing = false;
       } catch (error) {
         if (signal.aborted) break;
-        const e =
-          error instanceof SearchError
-            ? error
-            : new SearchError('SYNC_FAILED', (error as Error).message, { cause: error });
+        const e = isSearchError(error)
+          ? error
+          : new SearchError('SYNC_FAILED', (error as Error).message, { cause: error });
         this.failing = true;
         this.lastError = { time: new Date().toISOString(), code: e.code, message: e.message };
         this.options.onEvent?.({ type: 'failed', error: e });

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SearchError } from '../../errors.js';
+import { isSearchError } from '../../errors.js';
 import { nameThisThread } from '../../index/thread-name.js';
 import { WorkBudget } from '../../query/work-budget.js';
 import { clickTrackingUrl } from '../click-tracking-url.js';
@@ -43,7 +43,7 @@ port.on('message', (message: ToThreadMessage) => {
     post({
       type: 'error',
       taskId: message.taskId,
-      code: error instanceof SearchError ? error.code : null,
+      code: isSearchError(error) ? error.code : null,
       message: e?.message ?? String(error),
       ...(e?.stack !== undefined ? { stack: e.stack } : {}),
     });
