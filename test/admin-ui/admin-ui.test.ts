@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { formatBytes, formatNumber } from '../../src/http/admin-ui/html.js';
-import { ADMIN_PASSWORD, basicAuth, testApp, type TestApp } from '../http/helpers.js';
+import { ADMIN_PASSWORD, basicAuth, testApp, waitFor, type TestApp } from '../http/helpers.js';
 
 /** A logged-in browser: its cookie and the CSRF token of its pages. */
 interface Browser {
@@ -269,8 +269,10 @@ describe('admin UI', () => {
     });
     assert.ok(page.statusCode === 200 || page.statusCode === 409, page.body);
     // Let the vacuum finish before stopping.
-    for (let i = 0; i < 200 && app.manager.collection('docs').stateView().vacuum?.state === 'RUNNING'; i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await waitFor(
+      'the vacuum to finish',
+      () => app.manager.collection('docs').stateView().vacuum?.state !== 'RUNNING',
+    );
     page = await post(app, admin, '/search/admin/collections/docs/action', { action: 'stop' });
     assert.equal(page.statusCode, 200, page.body);
     assert.equal(app.manager.collection('docs').state, 'STOPPED');
@@ -580,8 +582,7 @@ describe('admin UI', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /prepare for upgrade started/);
     assert.notEqual(app.manager.upgradeStatus(), undefined);
-    for (let i = 0; i < 200 && app.manager.upgradeStatus()?.state !== 'PREPARED'; i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await waitFor('prepare for upgrade to finish', () => app.manager.upgradeStatus()?.state === 'PREPARED');
     page = await get(app, admin, '/search/admin/system');
     assert.match(page.body, /<output id="upgrade-state">PREPARED<\/output>/);
     const status = await app.app.inject({ method: 'POST', url: '/push-api/v1/upgrade/prepare/status' });

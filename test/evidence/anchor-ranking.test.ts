@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
+import { waitFor } from '../http/helpers.js';
 import { evidenceHome, type EvidenceHome } from './helpers.js';
 
 // Anchor text end to end: pages pushed as HTML, their links turned into class `k` evidence
@@ -185,11 +186,7 @@ describe('anchor text', () => {
       '<p>Read the <a href="/guides/auth">kerberos tutorial</a>.</p>',
     );
     await env.collection().commit();
-    const deadline = Date.now() + 10_000;
-    while ((await env.keys('k:kerberos')).length === 0) {
-      assert.ok(Date.now() < deadline, 'the anchor text update never ran');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor('the anchor text update', async () => (await env.keys('k:kerberos')).length > 0);
     assert.deepEqual(await env.keys('k:kerberos'), [TARGET]);
   });
 

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, basicAuth, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH, TEST_SECURITY, basicAuth, tempHome, waitFor } from '../http/helpers.js';
 import {
   DOCS,
   SCRATCH,
@@ -341,10 +341,9 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
       return { socket, state };
     });
     sockets.push(...opened);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     // Two document bodies in flight hold their reservations: 1000 bytes declared, and the
     // most a chunked body may grow to.
-    assert.ok(server.bodyBudget.inUse >= 1000, `reservations held while stalled: ${server.bodyBudget.inUse}`);
+    await waitFor('the stalled bodies to hold their reservations', () => server.bodyBudget.inUse >= 1000);
 
     // Meanwhile everything else is served.
     await checkStillWorks();
@@ -356,10 +355,10 @@ describe('HTTP fuzz: hostile requests on every route family', () => {
     // The test stops waiting (the server's own body timeout is tested in test/http/body-timeout.test.ts).
     for (const { socket } of sockets) socket.destroy();
     sockets.length = 0;
-    const deadline = Date.now() + 5000;
-    while (server.bodyBudget.inUse > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(server.bodyBudget.inUse, 0, 'reservations released when the stalled clients left');
+    await waitFor(
+      'the reservations to be released when the stalled clients left',
+      () => server.bodyBudget.inUse === 0,
+    );
     assert.equal((await fetch(`${server.url}/s/search.json?collection=${DOCS}&query=slow`)).status, 200);
     await checkStillWorks();
     // The stalled documents were never acknowledged, so never stored.

@@ -311,11 +311,16 @@ describe('SearchIndex', () => {
     });
     try {
       const folder = tempFolder();
+      let mergeStarted: () => void = () => undefined;
+      const merging = new Promise<void>((resolve) => (mergeStarted = resolve));
       const index = await SearchIndex.open({
         directory: folder,
         indexThreads: 2,
         mergeThreads: 1,
         autoMerge: false,
+        onEvent: (event) => {
+          if (event.type === 'merge-start') mergeStarted();
+        },
       });
       for (let round = 0; round < 6; round++) {
         for (let i = 0; i < 1500; i++)
@@ -333,7 +338,8 @@ describe('SearchIndex', () => {
         () => 'finished',
         (error: unknown) => (error instanceof SearchError ? error.code : String(error)),
       );
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      // Closed while the merge runs: from its start event, not after a guessed delay.
+      await merging;
       await index.close();
       assert.ok(['finished', 'MERGE_ABORTED'].includes(await merge), await merge);
       assert.equal(terminated, 0);

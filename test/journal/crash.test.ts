@@ -36,6 +36,7 @@ async function runAndKill(folder: string, seed: number): Promise<ChildRun> {
       if (kind === 'R') run.releasedThrough = Math.max(run.releasedThrough, Number(seq));
     }
     if (killTimer === undefined && run.acked.size > 0) {
+      // The delay is the behaviour under test: a kill at a random point of the appends.
       killTimer = setTimeout(() => child.kill('SIGKILL'), 20 + Math.floor(Math.random() * 400));
     }
   });

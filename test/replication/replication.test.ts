@@ -16,6 +16,7 @@ import {
   type ReplicationSource,
 } from '../../src/replication/replication-master.js';
 import { signSyncRequest, verifySyncRequest } from '../../src/replication/sync-signature.js';
+import { waitFor } from '../http/helpers.js';
 import { answer, removeTempFolders, serveMaster, tempFolder, untilInstalled } from './helpers.js';
 
 after(removeTempFolders);
@@ -314,14 +315,7 @@ describe('replication admin → QP1 → QP2', () => {
       c.admin.put(doc('http://s/1', 1));
       await c.admin.commit();
       c.puller1.start();
-      await new Promise<void>((resolve) => {
-        const check = setInterval(() => {
-          if (c.puller1.view().lastError !== null) {
-            clearInterval(check);
-            resolve();
-          }
-        }, 20);
-      });
+      await waitFor('the refusal', () => c.puller1.view().lastError !== null);
       const view = c.puller1.view();
       assert.equal(view.state, 'ERROR');
       assert.equal(view.lastError?.code, 'SYNC_SIGNATURE_INVALID');
