@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_PASSWORD, MAIN, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { MAIN } from '../support/server-process.js';
 
 interface Run {
   code: number;

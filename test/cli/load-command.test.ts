@@ -15,13 +15,11 @@ import {
   ADMIN_PASSWORD,
   addCollectionCfg,
   keyQuery,
-  MAIN,
-  requestAsAdmin,
-  spawnServer,
   TEST_SECURITY,
   tempHome,
   waitFor,
 } from '../http/helpers.js';
+import { MAIN, requestAsAdmin, spawnServer } from '../support/server-process.js';
 import { cli, CLI_STATE_HOME, removeCliStateHome, type Run } from './run-cli.js';
 
 /** A JSON-lines file of `count` documents, each with the word "walrus"; `badKeys` lines get a key the server refuses. */

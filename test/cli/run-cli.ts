@@ -3,7 +3,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAIN } from '../http/helpers.js';
+import { MAIN } from '../support/server-process.js';
 
 /** What a command printed and its exit code. */
 export interface Run {

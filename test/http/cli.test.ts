@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ADMIN_AUTH, MAIN, spawnServer, tempHome, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH, tempHome, writeGlobalCfg } from './helpers.js';
+import { MAIN, spawnServer } from '../support/server-process.js';
 
 function run(
   args: string[],

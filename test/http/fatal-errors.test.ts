@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { keyQuery, requestAsAdmin, spawnServer, tempHome } from './helpers.js';
+import { keyQuery, tempHome } from './helpers.js';
+import { requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fatal-error-server.js');
 

@@ -13,16 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { HomeLock } from '../../src/collection/home-lock.js';
 import { buildApp } from '../../src/http/build-app.js';
-import {
-  ADMIN_PASSWORD,
-  keyQuery,
-  MAIN,
-  requestAsAdmin,
-  spawnServer,
-  tempHome,
-  TEST_SECURITY,
-  testApp,
-} from './helpers.js';
+import { ADMIN_PASSWORD, keyQuery, tempHome, TEST_SECURITY, testApp } from './helpers.js';
+import { MAIN, requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 /** scripts/start.js of the repository (this file runs from dist/test/http/). */
 const START_SCRIPT = fileURLToPath(new URL('../../../scripts/start.js', import.meta.url));

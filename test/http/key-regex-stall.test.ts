@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { keyQuery, requestAsAdmin, spawnServer, tempHome } from './helpers.js';
+import { keyQuery, tempHome } from './helpers.js';
+import { requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 const PATTERNS = ['^http://x/(\\w|\\d)*$', '(a|a)*$', '(a*){2,30}b', '(.*){1,20}x'];
 

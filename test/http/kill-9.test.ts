@@ -11,15 +11,8 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import {
-  addCollectionCfg,
-  keyQuery,
-  putUntilKilled,
-  requestAsAdmin,
-  spawnServer,
-  tempHome,
-  isAbsent,
-} from './helpers.js';
+import { addCollectionCfg, keyQuery, tempHome, isAbsent } from './helpers.js';
+import { putUntilKilled, requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 describe('kill -9 during concurrent PUTs', () => {
   it('after a restart every acknowledged PUT is there and counted; no failed one is half there', async (t) => {

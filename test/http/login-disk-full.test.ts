@@ -7,38 +7,18 @@
  * Mounting needs root (CI runs as root); without it the test is skipped with the reason.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
+import { mountSmallDisk, type SmallDisk } from '../support/small-disk.js';
 import { ADMIN_PASSWORD, TEST_SECURITY } from './helpers.js';
 
-function tryMount(): { folder: string; unmount: () => void } | string {
-  if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
-  const folder = mkdtempSync(join(tmpdir(), 'pushsearch-login-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', folder], { stdio: 'pipe' });
-  } catch (error) {
-    rmSync(folder, { recursive: true, force: true });
-    return `cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`;
-  }
-  return {
-    folder,
-    unmount: () => {
-      execFileSync('umount', ['-l', folder], { stdio: 'pipe' });
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-}
-
-const mounted = tryMount();
+const mounted = mountSmallDisk('8m');
 
 describe('login while the disk is full', { skip: typeof mounted === 'string' ? mounted : false }, () => {
-  const { folder, unmount } = mounted as { folder: string; unmount: () => void };
-  const home = join(folder, 'home');
-  const fillers: string[] = [];
+  const disk = mounted as SmallDisk;
+  const home = join(disk.folder, 'home');
   let server: RunningServer;
 
   const login = () =>
@@ -48,36 +28,20 @@ describe('login while the disk is full', { skip: typeof mounted === 'string' ? m
       body: new URLSearchParams({ username: 'admin', password: ADMIN_PASSWORD }).toString(),
     });
 
-  /** Writes until the file system refuses (ENOSPC), in large then small pieces. */
-  function fillDisk(): void {
-    for (const size of [64 * 1024, 512, 1]) {
-      const file = join(folder, `filler-${size}`);
-      fillers.push(file);
-      const fd = openSync(file, 'w');
-      try {
-        for (;;) writeSync(fd, Buffer.alloc(size));
-      } catch (error) {
-        assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-      } finally {
-        closeSync(fd);
-      }
-    }
-  }
-
   before(async () => {
     server = await startServer({ home, port: 0, security: TEST_SECURITY });
   });
 
   after(async () => {
     await server?.close();
-    unmount();
+    disk.unmount();
   });
 
   it('answers 507 INSUFFICIENT_STORAGE, keeps no token, and logs in again once space is back', async () => {
     assert.equal((await login()).status, 200, 'a login works while there is space');
     const confBefore = readdirSync(join(home, 'conf')).sort();
 
-    fillDisk();
+    disk.fill();
     const refused = await login();
     const body = (await refused.json()) as { status: number; error: string; message: string };
     assert.equal(refused.status, 507, JSON.stringify(body));
@@ -87,7 +51,7 @@ describe('login while the disk is full', { skip: typeof mounted === 'string' ? m
     assert.deepEqual(readdirSync(join(home, 'conf')).sort(), confBefore, 'no temporary file is left behind');
     assert.equal((await fetch(`${server.url}/health`)).status, 200, 'the server keeps answering');
 
-    for (const file of fillers) unlinkSync(file);
+    disk.free();
     const again = await login();
     assert.equal(again.status, 200, 'logins work again without a restart');
     const token = again.headers.get('x-security-token')!;

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { MAIN, tempHome } from './helpers.js';
+import { tempHome } from './helpers.js';
+import { MAIN } from '../support/server-process.js';
 
 /** Starts `serve` on `home`, waits for the start message on stderr, stops it; returns the message. */
 async function startMessage(home: string, adminPassword?: string): Promise<string> {

@@ -8,23 +8,12 @@
  * and the engine's fault-injection tests (test/journal/faults.test.ts, test/index/crash.test.ts).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, writeGlobalCfg } from '../http/helpers.js';
+import { ADMIN_AUTH, TEST_SECURITY, waitFor, writeGlobalCfg } from '../http/helpers.js';
+import { mountSmallDisk, type SmallDisk } from '../support/small-disk.js';
 
 const MOUNT_SIZE = '24m';
 
@@ -49,33 +38,14 @@ async function waitForLogLine(
   }
 }
 
-function tryMount(): { folder: string; unmount: () => void } | string {
-  if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
-  const folder = mkdtempSync(join(tmpdir(), 'pushsearch-diskfull-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${MOUNT_SIZE}`, 'tmpfs', folder], { stdio: 'pipe' });
-  } catch (error) {
-    rmSync(folder, { recursive: true, force: true });
-    return `cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`;
-  }
-  return {
-    folder,
-    unmount: () => {
-      execFileSync('umount', ['-l', folder], { stdio: 'pipe' });
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-}
-
-const mounted = tryMount();
+const mounted = mountSmallDisk(MOUNT_SIZE);
 
 describe(
   'disk full (SEARCH_HOME on a small tmpfs)',
   { skip: typeof mounted === 'string' ? mounted : false },
   () => {
-    const { folder, unmount } = mounted as { folder: string; unmount: () => void };
-    const home = join(folder, 'home');
-    const filler = join(folder, 'filler');
+    const disk = mounted as SmallDisk;
+    const home = join(disk.folder, 'home');
     let server: RunningServer;
     const base = () => `${server.url}/push-api/v1/collections/docs`;
     const auth = { authorization: ADMIN_AUTH };
@@ -97,33 +67,6 @@ describe(
       return answer.response.resultPacket.results.map((r) => r.liveUrl).sort();
     };
 
-    /** Writes zeros until the file system refuses (ENOSPC). */
-    function fillDisk(): void {
-      const fd = openSync(filler, 'w');
-      const chunk = Buffer.alloc(64 * 1024);
-      try {
-        for (;;) writeSync(fd, chunk);
-      } catch (error) {
-        assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-      } finally {
-        closeSync(fd);
-      }
-      // Small writes may still fit in a partly used block: use those up too.
-      const small = openSync(join(folder, 'filler-small'), 'w');
-      try {
-        for (;;) writeSync(small, Buffer.alloc(512));
-      } catch {
-        // Full.
-      } finally {
-        closeSync(small);
-      }
-    }
-
-    function freeDisk(): void {
-      unlinkSync(filler);
-      unlinkSync(join(folder, 'filler-small'));
-    }
-
     before(async () => {
       writeGlobalCfg(home, ['push.worker-thread-count=1']);
       server = await startServer({ home, port: 0, security: TEST_SECURITY });
@@ -136,7 +79,7 @@ describe(
 
     after(async () => {
       await server?.close();
-      unmount();
+      disk.unmount();
     });
 
     it('answers 507 to writes while the disk is full, keeps the live generation, and resumes when space is back', async () => {
@@ -153,7 +96,7 @@ describe(
           200,
         );
 
-      fillDisk();
+      disk.fill();
 
       // Larger than what is left of the journal's last page: the append needs new blocks.
       const refused = await put(
@@ -176,12 +119,15 @@ describe(
 
       // A commit that answered at once (wait=false) fails later: push.log says so, with its request id.
       // (push.log is on the full disk too: its lines wait in memory until they can be written.)
+      const commitFailures = () =>
+        server.manager.collection('docs').stateView().stats?.TotCommitFailures ?? 0;
+      const failedBefore = commitFailures();
       const background = await fetch(`${base()}/commit?wait=false`, {
         method: 'POST',
         headers: { ...auth, 'x-request-id': 'full-disk-commit' },
       });
       assert.equal(background.status, 202);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitFor('the background commit to fail', () => commitFailures() > failedBefore);
 
       // The previous generation stays live and searchable; the collection keeps running.
       assert.equal((await search('alpha')).length, 20);
@@ -189,7 +135,7 @@ describe(
       const state = (await (await fetch(`${base()}/state`, { headers: auth })).json()) as { state: string };
       assert.equal(state.state, 'RUNNING');
 
-      freeDisk();
+      disk.free();
 
       // No restart: writes and commits work again, and nothing acknowledged was lost.
       assert.equal((await put('https://disk.example/after', 'after page delta')).status, 200);

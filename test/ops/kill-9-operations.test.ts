@@ -17,14 +17,8 @@ import { SearchHome } from '../../src/collection/search-home.js';
 import { generationOfFile } from '../../src/index/generation/generation-files.js';
 import { isManifestTemp, manifestFiles, readManifest } from '../../src/index/manifest.js';
 import { FsDirectory } from '../../src/index/store/fs-directory.js';
-import {
-  addCollectionCfg,
-  keyQuery,
-  requestAsAdmin,
-  spawnServer,
-  type AdminAnswer,
-  isAbsent,
-} from '../http/helpers.js';
+import { addCollectionCfg, keyQuery, isAbsent } from '../http/helpers.js';
+import { requestAsAdmin, spawnServer, type AdminAnswer } from '../support/server-process.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const LONG = process.env.PUSHSEARCH_LONG_TESTS === '1';
@@ -157,6 +151,7 @@ describe('kill -9 during commit, merge, snapshot, RE_INDEX and restore', () => {
               break;
           }
           started.catch(() => undefined);
+          // The delay is the behaviour under test: a kill at a seeded random point of the operation.
           await new Promise((resolve) => setTimeout(resolve, delayMs));
           first.child.kill('SIGKILL');
           assert.equal(await first.exited, null);

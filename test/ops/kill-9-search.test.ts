@@ -13,15 +13,8 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import {
-  addCollectionCfg,
-  keyQuery,
-  putUntilKilled,
-  requestAsAdmin,
-  spawnServer,
-  tempHome,
-  isAbsent,
-} from '../http/helpers.js';
+import { addCollectionCfg, keyQuery, tempHome, isAbsent } from '../http/helpers.js';
+import { putUntilKilled, requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 const C = '/push-api/v2/collections/c';
 /** Documents committed before the stream, then pushed again (replaced) at its start. */

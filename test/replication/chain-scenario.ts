@@ -11,14 +11,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { addCollectionCfg } from '../http/helpers.js';
 import { seededRandom } from '../support/seeded-random.js';
-import {
-  appendCollectionCfg,
-  Cluster,
-  type ClusterServer,
-  until,
-  writeGlobalCfg,
-} from './cluster-helpers.js';
+import { Cluster, type ClusterServer, until, writeClusterGlobalCfg } from './cluster-helpers.js';
 
 export interface ChainSizes {
   documents: number;
@@ -116,7 +111,7 @@ export async function runChainScenario(sizes: ChainSizes, note: (message: string
     assert.match(wrong.lastError!.message, /secret|signature/i);
     assert.equal(wrong.lastSyncedGeneration, null, 'nothing installed with a wrong secret');
     // The secret corrected in global.cfg applies without a restart.
-    writeGlobalCfg(qp2.home, SECRET);
+    writeClusterGlobalCfg(qp2.home, SECRET);
 
     // Documents in batches, each committed.
     const batches = 5;
@@ -204,6 +199,7 @@ export async function runChainScenario(sizes: ChainSizes, note: (message: string
     for (let j = 0; j < WITNESSES; j++) await put(`local:w/${number}/${j}`, `witnessdoc commit ${number}`);
     lineage.push(number);
     const inFlight = admin.request('POST', `${PUSH}/commit`).catch(() => undefined);
+    // The delay is the behaviour under test: the kill lands while the commit may or may not be published.
     await new Promise((resolve) => setTimeout(resolve, 5));
     await admin.kill();
     await inFlight;
@@ -237,7 +233,7 @@ export async function runChainScenario(sizes: ChainSizes, note: (message: string
     assert.ok(seen.polls > 10, `the poller searched QP2 (${seen.polls} polls)`);
 
     // push.run=false on QP1: it stops syncing and serving QP2 within seconds; searches still run.
-    appendCollectionCfg(qp1.home, C, ['push.run=false']);
+    addCollectionCfg(qp1.home, C, ['push.run=false']);
     await until('QP1 stopped by push.run=false', async () => {
       const state = await qp1.json<SyncState>('GET', SYNC);
       return state.state === 'STOPPED' && /push\.run=false/.test(state.reason ?? '') ? true : undefined;

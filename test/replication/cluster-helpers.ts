@@ -3,8 +3,8 @@
  * `node dist/src/cli/main.js serve` on its own home and a port chosen once, so that it can be
  * killed and started again where its query processors expect it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { ADMIN_AUTH, ADMIN_PASSWORD, MAIN } from '../http/helpers.js';
+import { addCollectionCfg, writeGlobalCfg } from '../http/helpers.js';
+import { requestAsAdmin, spawnServer, type AdminAnswer } from '../support/server-process.js';
 
 /** A free loopback port (closed again: the server binds it next). */
 export function freePort(): Promise<number> {
@@ -30,8 +31,6 @@ export function freePort(): Promise<number> {
 export class ClusterServer {
   child: ChildProcess | undefined;
   exited: Promise<number | null> = Promise.resolve(null);
-  /** stderr of the current process (shown when a start fails). */
-  errors = '';
   readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
   constructor(
@@ -46,29 +45,13 @@ export class ClusterServer {
 
   /** Starts the server; resolves once it listens. */
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [MAIN, 'serve', '--home', this.home, '--port', String(this.port)], {
-      env: { ...process.env, LOG_LEVEL: 'info', SEARCH_ADMIN_PASSWORD: ADMIN_PASSWORD },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    this.errors = '';
-    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      let listening = false;
-      child.stderr!.on('data', (chunk: Buffer) => (this.errors += chunk.toString()));
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (listening) return;
-        output += chunk.toString();
-        if (/pushsearch listening on http:\/\/127\.0\.0\.1:\d+/.test(output)) {
-          listening = true;
-          resolve();
-        }
-      });
-      child.once('exit', (code) =>
-        reject(new Error(`${this.name} exited with ${code} before listening: ${this.errors}`)),
-      );
-    });
+    try {
+      const { child, exited } = await spawnServer(this.home, { port: this.port });
+      this.child = child;
+      this.exited = exited;
+    } catch (error) {
+      throw new Error(`${this.name}: ${(error as Error).message}`);
+    }
   }
 
   /** SIGKILL; resolves once the process is gone. */
@@ -91,32 +74,8 @@ export class ClusterServer {
   }
 
   /** One request as the admin user; a body is sent as text/plain. */
-  request(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: this.port,
-          method,
-          path,
-          agent: this.agent,
-          headers:
-            body === undefined
-              ? { authorization: ADMIN_AUTH }
-              : { 'content-type': 'text/plain', authorization: ADMIN_AUTH },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  request(method: string, path: string, body?: string): Promise<AdminAnswer> {
+    return requestAsAdmin(this.port, this.agent, method, path, body);
   }
 
   /** A request that must answer `status` (the body is parsed as JSON). */
@@ -158,7 +117,7 @@ export class Cluster {
   async add(plan: ServerPlan): Promise<ClusterServer> {
     const home = join(this.root, plan.name);
     mkdirSync(join(home, 'conf'), { recursive: true });
-    writeGlobalCfg(home, plan.secret ?? this.secret);
+    writeClusterGlobalCfg(home, plan.secret ?? this.secret);
     const manager = new CollectionManager(new SearchHome(home), silentPushLog());
     manager.create(this.collection, 'push');
     const lines = [
@@ -170,7 +129,7 @@ export class Cluster {
         : ['push.initial-mode=SLAVE', `push.replication.master-url=${plan.master.url}`]),
       ...(plan.collectionCfg ?? []),
     ];
-    appendCollectionCfg(home, this.collection, lines);
+    addCollectionCfg(home, this.collection, lines);
     const server = new ClusterServer(plan.name, home, await freePort());
     this.servers.push(server);
     return server;
@@ -184,20 +143,13 @@ export class Cluster {
 }
 
 /** global.cfg of a cluster server: the shared secret, one search thread, one worker thread. */
-export function writeGlobalCfg(home: string, secret: string): void {
-  writeFileSync(
-    join(home, 'conf', 'global.cfg'),
-    [
-      `server_secret=${secret}`,
-      'search.thread-count=1',
-      'push.worker-thread-count=1',
-      'search.timeout-ms=20000',
-    ].join('\n') + '\n',
-  );
-}
-
-export function appendCollectionCfg(home: string, collection: string, lines: string[]): void {
-  appendFileSync(join(home, 'conf', collection, 'collection.cfg'), lines.join('\n') + '\n');
+export function writeClusterGlobalCfg(home: string, secret: string): void {
+  writeGlobalCfg(home, [
+    `server_secret=${secret}`,
+    'search.thread-count=1',
+    'push.worker-thread-count=1',
+    'search.timeout-ms=20000',
+  ]);
 }
 
 /** Polls `check` until it returns a value other than undefined, or throws after `timeoutMs` with `what` and the last value seen. */
