@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, tempHome, isAbsent } from '../http/helpers.js';
+import { addCollectionCfg, keyQuery, tempHome, isAbsent, writeGlobalCfg } from '../http/helpers.js';
 import { putUntilKilled, requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 const C = '/push-api/v2/collections/c';
@@ -38,6 +38,10 @@ describe('kill -9 during concurrent PUTs, checked by search', () => {
   it('after a restart and a commit, a word unique to a document finds exactly that document; replaced and unanswered versions are not found', async (t) => {
     const { home, cleanup } = tempHome();
     try {
+      // The searches below go out together (hundreds, 8 at a time): at the default budget of 2 s,
+      // waiting included, a loaded machine answered one SEARCH_TIMEOUT (load 22). This test is
+      // about what survives the kill, not about query latency: each query gets a minute.
+      writeGlobalCfg(home, ['search.timeout-ms=60000']);
       const manager = new CollectionManager(new SearchHome(home), silentPushLog());
       manager.create('c', 'push');
       // Auto-commits during the stream: committed changes must not be applied twice at replay.
