@@ -26,25 +26,10 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** The arithmetic mean; NaN when empty. */
-export function mean(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  let sum = 0;
-  for (const v of values) sum += v;
-  return sum / values.length;
-}
-
 /** Runs `fn` once and returns its result with the wall time in milliseconds. */
 export function timeIt<T>(fn: () => T): { result: T; ms: number } {
   const start = performance.now();
   const result = fn();
-  return { result, ms: performance.now() - start };
-}
-
-/** {@link timeIt} for asynchronous work: the time runs until the promise settles. */
-export async function timeItAsync<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const start = performance.now();
-  const result = await fn();
   return { result, ms: performance.now() - start };
 }
 

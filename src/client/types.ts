@@ -15,7 +15,7 @@ import type {
 import type {
   CLICK_LOGS_RESPONSE,
   COMMIT_RESPONSE,
-  VACUUM_RESPONSE,
+  VACUUM_PROGRESS,
 } from '../http/push-api/commit-and-vacuum.js';
 import type { DOCUMENT_RESPONSE, STORED_RESPONSE } from '../http/push-api/documents.js';
 import type { SNAPSHOT_RESPONSE } from '../http/push-api/snapshots.js';
@@ -37,7 +37,7 @@ export type PushedDocument = Omit<DocumentResponse, 'pushContent' | 'committed'>
   content: Buffer;
 };
 export type CommitResponse = FromSchema<typeof COMMIT_RESPONSE>;
-export type VacuumProgress = FromSchema<typeof VACUUM_RESPONSE>;
+export type VacuumProgress = FromSchema<typeof VACUUM_PROGRESS>;
 export type VacuumType = VacuumProgress['type'];
 export type ClickLogsResponse = FromSchema<typeof CLICK_LOGS_RESPONSE>;
 export type Snapshot = FromSchema<typeof SNAPSHOT_RESPONSE>;

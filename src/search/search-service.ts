@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { SearchError } from '../errors.js';
 import type { CollectionManager } from '../collection/collection-manager.js';
 import { collectionTypeOf, metaMembersOf } from '../collection/collection-settings.js';
 import { indexSchemaFor } from '../collection/index-schema.js';
@@ -209,8 +208,4 @@ function loadOrCreateSecret(file: string): Buffer {
   writeFileSync(file, secret, { mode: 0o600 });
   chmodSync(file, 0o600);
   return secret;
-}
-
-export function searchError(message: string): SearchError {
-  return new SearchError('QUERY_INVALID', message);
 }

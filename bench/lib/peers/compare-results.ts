@@ -3,9 +3,8 @@
  * attempts, the run whose numbers count, and our engine's runs at each size a peer ran on,
  * so that a peer that only survived part of the corpus is compared with ours on that part.
  */
-import type { QueryClass } from '../query-set.js';
 import type { NotApplicable, PeerName } from './peer.js';
-import type { ClassLatency, PeerAttempt, PeerRun } from './peer-run.js';
+import type { PeerAttempt, PeerRun } from './peer-run.js';
 
 /** A peer's attempts and the one reported (undefined when no size worked). */
 export interface PeerOutcome {
@@ -53,11 +52,6 @@ export const formatInt = (n: number): string => Math.round(n).toLocaleString('en
 /** Whether a value is a {@link NotApplicable}. */
 export function isNa(value: unknown): value is NotApplicable {
   return typeof value === 'object' && value !== null && 'na' in value;
-}
-
-/** The latency of a class, or its reason for n/a. */
-export function classLatency(run: PeerRun, queryClass: QueryClass): ClassLatency | NotApplicable {
-  return run.queries[queryClass];
 }
 
 /**

@@ -16,14 +16,6 @@
 /** 0 text (metadata only), 1 text also indexed as content, 2 geospatial, 3 numeric. */
 export type MetadataType = 0 | 1 | 2 | 3;
 
-/** Human names of the types, for messages and the admin UI. */
-export const METADATA_TYPE_NAMES: Readonly<Record<MetadataType, string>> = Object.freeze({
-  0: 'text, searchable only as metadata',
-  1: 'text, also indexed as document content',
-  2: 'geospatial (lat;long)',
-  3: 'numeric',
-});
-
 /** Classes the engine fills itself; mapping into them is refused. */
 export const RESERVED_CLASSES: Readonly<Record<string, string>> = Object.freeze({
   k: 'anchor text',

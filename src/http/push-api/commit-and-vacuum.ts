@@ -65,8 +65,6 @@ export const VACUUM_PROGRESS = {
   required: ['type', 'state', 'done', 'total', 'startedAt'],
 } as const;
 
-export const VACUUM_RESPONSE = VACUUM_PROGRESS;
-
 /** Answer of `POST .../click-logs`. */
 export const CLICK_LOGS_RESPONSE = {
   type: 'object',
@@ -118,7 +116,7 @@ export function commitAndVacuumRoutes(app: PushApp, manager: CollectionManager):
           'MERGE: all generations into one, killed documents dropped. RE_INDEX: every stored document indexed again under the current configuration (after a metadata mapping change). Progress is in the state call.',
         params: COLLECTION_PARAMS,
         querystring: VACUUM_QUERY,
-        response: { 200: VACUUM_RESPONSE, 202: VACUUM_RESPONSE, ...ERROR_RESPONSES },
+        response: { 200: VACUUM_PROGRESS, 202: VACUUM_PROGRESS, ...ERROR_RESPONSES },
       },
     },
     async (request, reply) => {

@@ -16,11 +16,6 @@ export function bitWidth(value: number): number {
   return value === 0 ? 0 : 32 - Math.clz32(value);
 }
 
-/** Bytes taken by `count` values of `width` bits. */
-export function packedBytes(count: number, width: number): number {
-  return ((count * width + 31) >>> 5) << 2;
-}
-
 /** Appends values[from .. from + count) at `width` bits each (values must fit). */
 export function packInto(
   out: ByteWriter,

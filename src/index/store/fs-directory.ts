@@ -231,7 +231,3 @@ class FsIndexInput implements IndexInput {
     this.fd = -1;
   }
 }
-
-export function ensureFolder(path: string): void {
-  mkdirSync(path, { recursive: true });
-}
