@@ -10,7 +10,16 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** Folders of src/ whose indexed reads must be checked. */
-const CHECKED_FOLDERS = ['src/index/', 'src/journal/'];
+const CHECKED_FOLDERS = [
+  'src/client/',
+  'src/cli/',
+  'src/http/',
+  'src/index/',
+  'src/journal/',
+  'src/replication/',
+  'src/search/',
+  'src/security/',
+];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const configPath = resolve(root, 'tsconfig.server.json');

@@ -23,7 +23,8 @@ export class AcknowledgedRecords {
     for (const [start, end] of ranges) {
       if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= previous || end < start)
         throw new TypeError('acknowledged ranges must be sorted, apart and whole numbers from 1');
-      if (start === previous + 1 && this.ranges.length > 0) this.ranges[this.ranges.length - 1][1] = end;
+      const last = this.ranges.at(-1);
+      if (start === previous + 1 && last !== undefined) last[1] = end;
       else this.ranges.push([start, end]);
       previous = end;
     }
@@ -32,27 +33,26 @@ export class AcknowledgedRecords {
   /** Marks record `n` acknowledged. */
   add(n: number): void {
     const ranges = this.ranges;
-    // Acknowledgements come mostly near the end: search from there.
-    let i = ranges.length - 1;
-    while (i >= 0 && ranges[i][0] > n) i--;
-    if (i >= 0 && n <= ranges[i][1]) return;
-    const joinsLeft = i >= 0 && ranges[i][1] === n - 1;
-    const joinsRight = i + 1 < ranges.length && ranges[i + 1][0] === n + 1;
+    // Acknowledgements come mostly near the end: search from there. `left` is the last range
+    // starting at or before n (none: -1), `right` the one after it.
+    const i = ranges.findLastIndex(([start]) => start <= n);
+    const left = ranges[i];
+    const right = ranges[i + 1];
+    if (left !== undefined && n <= left[1]) return;
+    const joinsLeft = left !== undefined && left[1] === n - 1;
+    const joinsRight = right !== undefined && right[0] === n + 1;
     if (joinsLeft && joinsRight) {
-      ranges[i][1] = ranges[i + 1][1];
+      left[1] = right[1];
       ranges.splice(i + 1, 1);
-    } else if (joinsLeft) ranges[i][1] = n;
-    else if (joinsRight) ranges[i + 1][0] = n;
+    } else if (joinsLeft) left[1] = n;
+    else if (joinsRight) right[0] = n;
     else ranges.splice(i + 1, 0, [n, n]);
   }
 
   has(n: number): boolean {
-    for (let i = this.ranges.length - 1; i >= 0; i--) {
-      const [start, end] = this.ranges[i];
-      if (n > end) return false;
-      if (n >= start) return true;
-    }
-    return false;
+    // The ranges are sorted and apart: only the last one starting at or before n can hold it.
+    const range = this.ranges.findLast(([start]) => start <= n);
+    return range !== undefined && n <= range[1];
   }
 
   /** How many records up to and including `last` are acknowledged. */

@@ -446,12 +446,16 @@ function splitList(text: string): string[] {
 
 /** Prints rows under headings, columns padded to their widest cell (at most 60 characters). */
 export function printTable(headings: string[], rows: string[][]): void {
-  const widths = headings.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i].length))));
+  // A row shorter than the headings leaves its last cells empty; cells past them are not cut.
+  const widths = headings.map((h, i) =>
+    Math.min(60, Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) =>
-        cell.length > widths[i] ? `${cell.slice(0, widths[i] - 1)}…` : cell.padEnd(widths[i]),
-      )
+      .map((cell, i) => {
+        const width = widths[i] ?? cell.length;
+        return cell.length > width ? `${cell.slice(0, width - 1)}…` : cell.padEnd(width);
+      })
       .join('  ')
       .trimEnd();
   process.stdout.write(`${[line(headings), ...rows.map(line)].join('\n')}\n`);

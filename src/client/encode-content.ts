@@ -49,7 +49,7 @@ const NODE_ENCODINGS: Readonly<Record<string, BufferEncoding>> = {
 /** The lower-cased `charset` parameter of a media type, if any. */
 export function charsetOf(contentType: string): string | undefined {
   const match = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(contentType);
-  return match === null ? undefined : match[2].toLowerCase();
+  return match?.[2]?.toLowerCase();
 }
 
 function withCharset(contentType: string, charset: string): string {

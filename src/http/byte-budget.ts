@@ -140,8 +140,9 @@ export class ByteBudget {
    * one that lacks room overall stops the walk, so it is not overtaken.
    */
   private drain(): void {
-    for (let i = 0; i < this.queue.length;) {
-      const next = this.queue[i];
+    // `i` moves past a skipped waiter; a granted one leaves the queue, so `i` then reads the next.
+    let i = 0;
+    for (let next = this.queue[i]; next !== undefined; next = this.queue[i]) {
       if (!this.ownerFits(next.bytes, next.owner)) {
         i++;
         continue;

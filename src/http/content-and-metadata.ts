@@ -68,16 +68,18 @@ export function readContentAndMetadata(
   if (unnamed.length > (content === undefined ? 1 : 0) + (metadata === undefined ? 1 : 0)) {
     throw invalid(`${parts.length} parts, but only "content" and "metadata" are expected`);
   }
-  if (unnamed.length === 2) {
-    if (isJsonPart(unnamed[1])) [content, metadata] = unnamed;
-    else if (isJsonPart(unnamed[0])) [metadata, content] = unnamed;
+  // At most two, by the check above.
+  const [first, second] = unnamed;
+  if (first !== undefined && second !== undefined) {
+    if (isJsonPart(second)) [content, metadata] = [first, second];
+    else if (isJsonPart(first)) [metadata, content] = [first, second];
     else
       throw invalid(
         'two parts without names and neither is application/json: name them content and metadata',
       );
-  } else if (unnamed.length === 1) {
-    if (content === undefined) content = unnamed[0];
-    else metadata = unnamed[0];
+  } else if (first !== undefined) {
+    if (content === undefined) content = first;
+    else metadata = first;
   }
   if (content === undefined)
     throw invalid('there is no content part: send the document in a part named "content"');

@@ -35,8 +35,7 @@ export function extractPushMetadata(rawHeaders: readonly string[]): Record<strin
   const metadata = Object.create(null) as Record<string, string[]>;
   let bytes = 0;
   let names = 0;
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const header = rawHeaders[i];
+  for (const [header, rawValue] of headerPairs(rawHeaders)) {
     const prefixLength = metadataPrefixLength(header);
     if (prefixLength === 0) continue;
     const name = header.slice(prefixLength);
@@ -47,7 +46,7 @@ export function extractPushMetadata(rawHeaders: readonly string[]): Record<strin
         { details: { header } },
       );
     }
-    const value = decodeHeaderValue(rawHeaders[i + 1]);
+    const value = decodeHeaderValue(rawValue);
     bytes += name.length + value.length;
     checkMetadataBytes(bytes, 'the metadata headers');
     const values = metadata[name];
@@ -60,6 +59,19 @@ export function extractPushMetadata(rawHeaders: readonly string[]): Record<strin
     }
   }
   return metadata;
+}
+
+/** The (name, value) pairs of Node's flat `rawHeaders` list; a name without a value is dropped. */
+function* headerPairs(rawHeaders: readonly string[]): Generator<[string, string]> {
+  let name: string | undefined;
+  for (const item of rawHeaders) {
+    if (name === undefined) {
+      name = item;
+    } else {
+      yield [name, item];
+      name = undefined;
+    }
+  }
 }
 
 /** Length of the metadata prefix `header` starts with, or 0 when it is no metadata header. */
