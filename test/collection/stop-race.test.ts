@@ -1,7 +1,31 @@
 /**
  * Stopping a collection while background work runs (automatic merges, vacuums and commits
  * started with wait=false) must never lose or duplicate a committed document: the next request
- * restarts the collection on exactly what was committed and acknowledged.
+ * restarts the collection on exactly what was committed and acknowledged. The same mix runs
+ * without HTTP, over an in-memory journal, in push-collection.test.ts.
+ *
+ * A commit once went unanswered here for 300 s (seen once, never reproduced in 180 runs under
+ * load). What a commit, a stop and a start wait for, and what bounds each wait today:
+ * - a request (commit included) waits for the start or stop queued before it (one transition
+ *   at a time); a stop waits for every request in flight, then for the commits started without
+ *   waiting (wait=false, automatic, evidence, RE_INDEX's own): a stop is as bounded as they are;
+ * - a commit at the generation limit waits for running merges: at most mergeCatchUpMs (30 s),
+ *   then 503 GENERATION_LIMIT. Until bfed164 this wait had no bound, and a merge that did not end
+ *   held the commit, the stop behind it and every request behind the stop;
+ * - a commit then waits, in the index's serial updater, for the work queued before it (earlier
+ *   publishes, merge results, early flushes, snapshots) and for its indexing threads to write
+ *   the staged changes. That wait has no bound of its own: a thread that dies or fails rejects
+ *   it, but a thread that stays alive without answering holds the commit. The one way found
+ *   for a thread to do so, inversion looping for ever on a token stream longer than its count,
+ *   fails the flush since 505980e; a request whose postMessage threw left its waiter behind
+ *   until 57c7d7d;
+ * - the stop ends RE_INDEX (it checks for the stop at every document), the evidence job (at its
+ *   next step) and merges (asked to stop; a thread that does not is terminated after 30 s), and
+ *   the indexing threads (the same 30 s; their unanswered requests are rejected);
+ * - the rest is the disk: fsyncs of the journal, of new generations and of the manifest.
+ * So what can still hold a commit for 300 s is a disk that does not answer or an indexing thread
+ * that neither answers nor dies. The watchdog below says which: staged changes that stay with no
+ * merge running point at an indexing thread, a merge that stays at the disk or the merge thread.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -41,9 +65,9 @@ describe('stop while background work runs', () => {
       const name = `stop-race-${startSeed}`;
       server.manager.create(name, 'push');
       const base = `${server.url}/push-api/v1/collections/${name}`;
-      // A call that hangs (seen once: a commit unanswered for 300 s, never reproduced) says, every
-      // 30 s, what the collection is doing and what came before it, so that the next one can be told
-      // apart: a stuck indexing thread (staged changes that stay), a stuck merge, a state that stays.
+      // A call that hangs (see above) says, every 30 s, what the collection is doing and what came
+      // before it, so that the next one can be told apart: a stuck indexing thread (staged changes
+      // that stay), a stuck merge, a state that stays.
       const recent: string[] = [];
       const call = async (method: string, path: string, body?: string): Promise<Response> => {
         recent.push(`${method} ${path}`);
