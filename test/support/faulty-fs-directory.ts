@@ -492,7 +492,11 @@ function ioError(message: string): NodeJS.ErrnoException {
   return error;
 }
 
-/** Worker side of {@link FaultyFsDirectory.describe} (see openDescribedDirectory). */
+/**
+ * Worker side of {@link FaultyFsDirectory.describe} (see openDescribedDirectory), which
+ * imports this module by URL.
+ * @public
+ */
 export function openDirectory(options: Options): WorkerDirectory {
   return FaultyFsDirectory.fromOptions(options);
 }
