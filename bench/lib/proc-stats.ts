@@ -52,3 +52,30 @@ export function procAvailable(): boolean {
     return false;
   }
 }
+
+/** CPU time of one thread of another process (see {@link readTaskCpu}). */
+export interface TaskCpu {
+  /** Its name (`/proc/PID/task/TID/comm`: a search thread names itself `ps-search`). */
+  name: string;
+  /** User + system, seconds. */
+  cpuSeconds: number;
+}
+
+/**
+ * CPU time so far of each thread of `pid`, by thread id (the main thread's id is `pid`). A
+ * thread that ended is missing: its time stays only in the process total of {@link readProcStats}.
+ */
+export function readTaskCpu(pid: number): Map<number, TaskCpu> {
+  const tasks = new Map<number, TaskCpu>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      tasks.set(Number(tid), { name, cpuSeconds: (Number(after[11]) + Number(after[12])) / CLOCK_TICKS });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return tasks;
+}
