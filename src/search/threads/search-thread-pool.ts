@@ -17,6 +17,7 @@ import type {
   ThreadGeneration,
   ThreadSettings,
 } from './search-messages.js';
+import { takeIdleThread } from './thread-choice.js';
 
 /** Options of a {@link SearchThreadPool}. */
 export interface SearchThreadPoolOptions {
@@ -119,6 +120,12 @@ class SearchThread {
   /** Resolves when the thread ended (a task waiting for it to start stops waiting). */
   readonly gone: Promise<void>;
   markGone!: () => void;
+  /** Queries given to this thread. */
+  dispatched = 0;
+  /** When it was last given one (`performance.now()`). */
+  lastDispatchedAt = 0;
+  /** When it last took one as the most recently used thread (see takeIdleThread). */
+  lastRecentAt = 0;
 
   constructor(
     readonly slot: number,
@@ -243,9 +250,13 @@ export class SearchThreadPool {
     );
   }
 
-  /** A thread free for a query, started when a slot is empty; null when all are busy. */
+  /**
+   * A thread free for a query (see {@link takeIdleThread}), started when a slot is empty;
+   * null when all are busy.
+   */
   private idleThread(): SearchThread | null {
-    for (const thread of this.threads) if (thread !== null && !thread.busy) return thread;
+    const thread = takeIdleThread(this.threads, performance.now());
+    if (thread !== null) return thread;
     const slot = this.threads.indexOf(null);
     return slot < 0 ? null : this.startThread(slot);
   }
