@@ -27,6 +27,13 @@ class TokenScan implements TokenSink {
   private queryTerms: ReadonlySet<string> = new Set();
   private analyzer: Analyzer | null = null;
   private table: SpellingTable | null = null;
+  /**
+   * 1 at the table id of each query term the table held when the scan began (a term id
+   * below `knownTerms` is a query term exactly when marked): one array read per token
+   * instead of a set lookup. Ids the scan adds are checked by their term.
+   */
+  private queryIds = new Uint8Array(1024);
+  private knownTerms = 0;
 
   run(text: string, analyzer: Analyzer, queryTerms: ReadonlySet<string>): void {
     this.kept = 0;
@@ -36,10 +43,26 @@ class TokenScan implements TokenSink {
     this.analyzer = analyzer;
     // Spellings → terms (the indexing threads' table): a word seen before costs a hash the
     // scanner already computed and one comparison, no string and no normalisation.
-    this.table = SpellingTable.for(analyzer);
-    analyzer.forEachToken(text, 0, this);
-    this.analyzer = null;
-    this.table = null;
+    const table = SpellingTable.for(analyzer);
+    this.table = table;
+    this.knownTerms = table.terms.length;
+    if (this.queryIds.length < this.knownTerms)
+      this.queryIds = new Uint8Array(Math.max(2 * this.queryIds.length, this.knownTerms));
+    const marked: number[] = [];
+    for (const term of queryTerms) {
+      const id = table.termId(term);
+      if (id !== undefined) {
+        this.queryIds[id] = 1;
+        marked.push(id);
+      }
+    }
+    try {
+      analyzer.forEachToken(text, 0, this);
+    } finally {
+      for (const id of marked) this.queryIds[id] = 0;
+      this.analyzer = null;
+      this.table = null;
+    }
   }
 
   token(text: string, start: number, end: number, kind: number, hash: number): void {
@@ -47,14 +70,22 @@ class TokenScan implements TokenSink {
     let term: string | null;
     const id = table.lookup(text, start, end, kind, hash);
     if (id === DROPPED) return;
+    if (this.kept === this.starts.length) this.starts = grow(this.starts);
     if (id === UNKNOWN) {
       term = this.analyzer!.termOfToken(text, start, end, kind);
       if (term === null) return;
-    } else term = table.terms[id]!;
-    if (this.kept === this.starts.length) this.starts = grow(this.starts);
-    const index = this.kept++;
-    this.starts[index] = start;
-    if (!this.queryTerms.has(term)) return;
+      this.starts[this.kept++] = start;
+      if (!this.queryTerms.has(term)) return;
+    } else if (id < this.knownTerms) {
+      this.starts[this.kept++] = start;
+      if (this.queryIds[id] === 0) return;
+      term = table.terms[id]!;
+    } else {
+      this.starts[this.kept++] = start;
+      term = table.terms[id]!;
+      if (!this.queryTerms.has(term)) return;
+    }
+    const index = this.kept - 1;
     let number = this.termNumbers.get(term);
     if (number === undefined) this.termNumbers.set(term, (number = this.termNumbers.size));
     if (this.hits === this.hitIndex.length) {
