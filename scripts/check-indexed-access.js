@@ -12,6 +12,7 @@ import ts from 'typescript';
 /** Folders of src/ whose indexed reads must be checked. */
 const CHECKED_FOLDERS = [
   'src/client/',
+  'src/collection/',
   'src/cli/',
   'src/http/',
   'src/index/',

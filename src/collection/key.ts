@@ -83,21 +83,21 @@ export function canonicalizeKey(raw: string | undefined | null): string {
   // Most keys hold no bracket: the bracket checks below (one per component) are skipped then.
   const brackets = checkCharacters(raw);
 
-  const schemeMatch = SCHEME.exec(raw);
-  if (schemeMatch === null) throw noScheme(raw);
-  const scheme = schemeMatch[1].toLowerCase();
+  const [schemeColon, schemeText] = SCHEME.exec(raw) ?? [];
+  if (schemeColon === undefined || schemeText === undefined) throw noScheme(raw);
+  const scheme = schemeText.toLowerCase();
   if (FORBIDDEN_KEY_SCHEMES.includes(scheme)) {
     throw invalid(
       raw,
       `the scheme ${scheme}: is not allowed for keys, because search results link to the key`,
     );
   }
-  let pos = schemeMatch[0].length;
+  let pos = schemeColon.length;
   // "localhost:8080/x" and "example.com:8080/x" parse as a scheme and a path; nobody means that.
   if ((scheme.includes('.') || scheme === 'localhost') && /^[0-9]+(?:[/?#]|$)/.test(raw.slice(pos))) {
     throw invalid(
       raw,
-      `it has no scheme ("${schemeMatch[1]}:" looks like host:port); write it as https://${raw}`,
+      `it has no scheme ("${schemeText}:" looks like host:port); write it as https://${raw}`,
     );
   }
 
@@ -160,8 +160,9 @@ export function removeDotSegments(path: string): string {
   if (!path.includes('/.')) return path;
   const segments = path.split('/');
   const out: string[] = [];
-  for (let i = 1; i < segments.length; i++) {
-    const segment = segments[i];
+  // segments[0] is the empty string before the leading `/`.
+  for (const [i, segment] of segments.entries()) {
+    if (i === 0) continue;
     const last = i === segments.length - 1;
     if (segment === '.') {
       if (last) out.push('');
@@ -272,7 +273,7 @@ function checkCharacters(raw: string): boolean {
       continue;
     }
     if (c >= 0xdc00 && c <= 0xdfff) throw invalid(raw, `unpaired surrogate at position ${i + 1}`);
-    const ch = raw[i];
+    const ch = raw.charAt(i);
     if (c <= 0x9f) throw badChar(raw, i, 'a control character');
     if (UNICODE_SPACE.test(ch)) throw badChar(raw, i, 'whitespace');
     if (BIDI_FORMATTING.test(ch)) throw badChar(raw, i, 'a bidirectional formatting character');
@@ -295,7 +296,7 @@ function describeAsciiBlank(c: number): string | undefined {
 /** `[` and `]` are only valid around an IPv6 host; other components must encode them. */
 function checkNoBrackets(raw: string, start: number, end: number): void {
   for (let i = start; i < end; i++) {
-    const ch = raw[i];
+    const ch = raw.charAt(i);
     if (ch === '[' || ch === ']') throw badChar(raw, i, `"${ch}" outside an IPv6 host`);
   }
 }

@@ -43,7 +43,10 @@ export function parseReceivedTime(text: string): Date {
     );
   };
   if (m === null) return fail();
-  const [year, month, day, hour, minute, second, ms] = m.slice(1).map(Number);
+  // PATTERN has seven groups, none optional.
+  const [year = NaN, month = NaN, day = NaN, hour = NaN, minute = NaN, second = NaN, ms = NaN] = m
+    .slice(1)
+    .map(Number);
   const date = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC maps years 0-99 to 1900-1999.
   date.setUTCFullYear(year, month - 1, day);

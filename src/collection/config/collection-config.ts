@@ -605,8 +605,9 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     sources: sourceOf,
     warnings,
   };
-  if (problems.length === 1) {
-    throw new ConfigFileError(problems[0].file, undefined, problems[0].message);
+  const [only] = problems;
+  if (only !== undefined && problems.length === 1) {
+    throw new ConfigFileError(only.file, undefined, only.message);
   }
   if (problems.length > 1) {
     const files = [...new Set(problems.map((p) => p.file))].join(' and ');

@@ -16,11 +16,10 @@ export function configLines(text: string): ConfigLine[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const out: ConfigLine[] = [];
   const lines = body.split(/\r\n|\n|\r/);
-  for (let i = 0; i < lines.length; i++) {
-    const trimmed = lines[i].trim();
-    if (trimmed === '' || trimmed.startsWith('#')) continue;
-    out.push({ line: i + 1, text: trimmed });
-  }
+  lines.forEach((line, i) => {
+    const trimmed = line.trim();
+    if (trimmed !== '' && !trimmed.startsWith('#')) out.push({ line: i + 1, text: trimmed });
+  });
   return out;
 }
 

@@ -40,8 +40,8 @@ export function gscopeIdProblem(id: string): string | undefined {
 
 /** Splits `ID rest` at the first whitespace; undefined when there is no rest. */
 export function splitIdLine(content: string): { id: string; rest: string } | undefined {
-  const m = /^(\S+)\s+(\S.*)$/s.exec(content);
-  return m === null ? undefined : { id: m[1], rest: m[2] };
+  const [, id, rest] = /^(\S+)\s+(\S.*)$/s.exec(content) ?? [];
+  return id === undefined || rest === undefined ? undefined : { id, rest };
 }
 
 /** Parses gscopes.cfg. Throws `ConfigFileError` (`CONFIG_INVALID`) with the line of the first bad line. */

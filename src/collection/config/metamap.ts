@@ -47,15 +47,14 @@ export function parseMetamap(text: string, fileName = 'metamap.cfg'): Metamap {
     { className: string; type: MetadataType; sources: MetadataSource[]; line: number }
   >();
   for (const { line, text: content } of configLines(text)) {
-    const fields = splitFields(content, 2);
-    if (fields.length < 3) {
+    const [className, typeText, sourceText] = splitFields(content, 2);
+    if (className === undefined || typeText === undefined || sourceText === undefined) {
       throw new ConfigFileError(
         fileName,
         line,
         `expected class,type,source, found ${JSON.stringify(content)}`,
       );
     }
-    const [className, typeText, sourceText] = fields;
     const classProblem = classNameProblem(className);
     if (classProblem !== undefined) throw new ConfigFileError(fileName, line, classProblem);
     const type = parseMetadataType(typeText, className);

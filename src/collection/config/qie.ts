@@ -38,15 +38,14 @@ const SCORE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 export function parseQie(text: string, fileName = 'qie.cfg'): Qie {
   const rules: QieRule[] = [];
   for (const { line, text: content } of configLines(text)) {
-    const m = /^(\S+)\s+(\S.*)$/s.exec(content);
-    if (m === null) {
+    const [, scoreText, pattern] = /^(\S+)\s+(\S.*)$/s.exec(content) ?? [];
+    if (scoreText === undefined || pattern === undefined) {
       throw new ConfigFileError(
         fileName,
         line,
         `expected "score regex", found ${JSON.stringify(content)} (no regex)`,
       );
     }
-    const [, scoreText, pattern] = m;
     const score = SCORE.test(scoreText) ? Number(scoreText) : NaN;
     if (!(score >= 0 && score <= 1)) {
       throw new ConfigFileError(

@@ -77,9 +77,9 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
   >();
   const docUrl: XmlPath[] = [];
   const docFileType: XmlPath[] = [];
-  if (lines.length === 0) return { classes: new Map(), docUrl, docFileType };
+  const [header, ...body] = lines;
+  if (header === undefined) return { classes: new Map(), docUrl, docFileType };
 
-  const header = lines[0];
   const version = /^PADRE\s+XML\s+Mapping\s+Version:\s*(\S+)$/i.exec(header.text);
   if (version === null) {
     throw new ConfigFileError(
@@ -96,13 +96,13 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
     );
   }
 
-  for (const { line, text: content } of lines.slice(1)) {
+  for (const { line, text: content } of body) {
     const fields = splitFields(content, 3);
     const fail = (problem: string): never => {
       throw new ConfigFileError(fileName, line, problem);
     };
     if (fields.length === 2) {
-      const [name, pathText] = fields;
+      const [name = '', pathText = ''] = fields;
       if (!Object.prototype.hasOwnProperty.call(XML_SPECIAL_LINES, name)) {
         fail(
           `expected class,type,,xpath or a special line (${Object.keys(XML_SPECIAL_LINES)
@@ -115,8 +115,9 @@ export function parseXmlConfig(text: string, fileName = 'xml.cfg'): XmlConfig {
       else if (name === 'docfiletype') docFileType.push(path);
       continue;
     }
-    if (fields.length !== 4) fail(`expected class,type,,xpath, found ${JSON.stringify(content)}`);
     const [className, typeText, empty, pathText] = fields;
+    if (className === undefined || typeText === undefined || empty === undefined || pathText === undefined)
+      return fail(`expected class,type,,xpath, found ${JSON.stringify(content)}`);
     if (className === '-' || className === '+') continue;
     const classProblem = classNameProblem(className);
     if (classProblem !== undefined) fail(classProblem);
@@ -215,14 +216,14 @@ export function matchXmlPath(path: XmlPath, elements: readonly string[], attribu
   for (const step of path.steps) {
     const next: boolean[] = new Array<boolean>(m + 1).fill(false);
     let anyBefore = false;
-    for (let j = 1; j <= m; j++) {
-      anyBefore = anyBefore || reach[j - 1];
-      if (elements[j - 1] !== step.name) continue;
-      next[j] = step.axis === 'child' ? reach[j - 1] : anyBefore;
-    }
+    elements.forEach((element, i) => {
+      const before = reach[i] === true;
+      anyBefore ||= before;
+      if (element === step.name) next[i + 1] = step.axis === 'child' ? before : anyBefore;
+    });
     reach = next;
   }
-  return reach[m];
+  return reach[m] === true;
 }
 
 /** Writes an xml.cfg back: header, docurl lines, then one line per class and path. */

@@ -21,9 +21,9 @@ export function parseContentType(header: string | undefined): ContentType {
     // between alternatives of the same parameter.
     const re = /;\s*([^=;\s]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
     const rest = value.slice(semi);
-    for (let m = re.exec(rest); m !== null; m = re.exec(rest)) {
-      const name = m[1].toLowerCase();
-      let v = m[2].trim();
+    for (const [, rawName = '', rawValue = ''] of rest.matchAll(re)) {
+      const name = rawName.toLowerCase();
+      let v = rawValue.trim();
       if (v.startsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
       if (!params.has(name)) params.set(name, v);
     }

@@ -48,7 +48,7 @@ function decodeWith(decoder: TextDecoder, bytes: Uint8Array): string {
  */
 function decodeWindows1252(bytes: Uint8Array): string {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return text.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]);
+  return text.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80] ?? c);
 }
 
 /** Characters of bytes 0x80-0x9F; the five bytes windows-1252 leaves undefined map to the C1 control, as in the WHATWG table. */

@@ -237,7 +237,7 @@ class HtmlTreeEvents implements TokenizerCallbacks {
   private openTag(name: string): void {
     const impliesClose = OPEN_IMPLIES_CLOSE.get(name);
     if (impliesClose !== undefined) {
-      while (this.stack.length > 0 && impliesClose.has(this.stack[this.stack.length - 1])) {
+      for (let top = this.stack.at(-1); top !== undefined && impliesClose.has(top); top = this.stack.at(-1)) {
         this.handler.onclosetag(this.pop());
       }
     }

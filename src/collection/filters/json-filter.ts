@@ -43,8 +43,7 @@ export function jsonFilter(source: string): FilteredDocument {
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
       const deeper = depth + 1;
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i];
+      for (const k of keys.toReversed()) {
         const childPath = path === '' && depth === 0 ? k : deeper > MAX_METADATA_DEPTH ? '' : `${path}.${k}`;
         todo.push({ value: (value as Record<string, unknown>)[k], path: childPath, depth: deeper });
       }

@@ -44,7 +44,8 @@ export class LinkResolver {
 /** Cheap early test on a raw href, so that lists of script links do not use up the link budget. */
 export function isIgnorableHref(href: string): boolean {
   const m = /^[\s\0-\x1f]*([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(href);
-  return m !== null && NEVER_ALLOWED.has(`${m[1].toLowerCase()}:`);
+  const scheme = m?.[1];
+  return scheme !== undefined && NEVER_ALLOWED.has(`${scheme.toLowerCase()}:`);
 }
 
 /** Longer targets are not usable keys (the push API stops at 2000 characters); skipping them bounds memory. */

@@ -37,20 +37,24 @@ export class TextAccumulator {
       let hi = this.segments.length - 1;
       while (lo < hi) {
         const mid = (lo + hi + 1) >> 1;
-        if (this.segmentStarts[mid] <= from) lo = mid;
+        const midStart = this.segmentStarts[mid];
+        if (midStart !== undefined && midStart <= from) lo = mid;
         else hi = mid - 1;
       }
-      parts.push(this.segments[lo].slice(from - this.segmentStarts[lo]));
-      for (let i = lo + 1; i < this.segments.length; i++) parts.push(this.segments[i]);
-      parts.push(...this.pending);
+      const segment = this.segments[lo];
+      const segmentStart = this.segmentStarts[lo];
+      if (segment === undefined || segmentStart === undefined)
+        throw new RangeError(`offset ${from} is outside the text collected`);
+      parts.push(segment.slice(from - segmentStart), ...this.segments.slice(lo + 1), ...this.pending);
       return parts.join('');
     }
     // Within the pending pieces: walk back from the end, so a short range costs little.
     let offset = this.total;
     let i = this.pending.length;
-    while (i > 0 && offset > from) offset -= this.pending[--i].length;
-    parts.push(this.pending[i].slice(from - offset));
-    for (let j = i + 1; j < this.pending.length; j++) parts.push(this.pending[j]);
+    let piece: string | undefined;
+    while (offset > from && (piece = this.pending[--i]) !== undefined) offset -= piece.length;
+    if (piece === undefined) throw new RangeError(`offset ${from} is outside the text collected`);
+    parts.push(piece.slice(from - offset), ...this.pending.slice(i + 1));
     return parts.join('');
   }
 

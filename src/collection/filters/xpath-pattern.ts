@@ -65,8 +65,7 @@ export function matchesPath(pattern: XPathPattern, stack: readonly string[]): bo
   const { groups, absolute } = pattern;
   if (groups.length === 0) return stack.length > 0;
   let end = stack.length;
-  for (let g = groups.length - 1; g >= 0; g--) {
-    const group = groups[g];
+  for (const [g, group] of [...groups.entries()].reverse()) {
     const isLast = g === groups.length - 1;
     const isAnchored = g === 0 && absolute;
     if (isAnchored) {
