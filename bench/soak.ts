@@ -238,7 +238,7 @@ class Api {
       (options.expect === undefined ? status >= 200 && status < 300 : options.expect.includes(status));
     this.total++;
     let phase = this.calls.get(this.phase);
-    if (phase === undefined) this.calls.set(this.phase, (phase = new Map()));
+    if (phase === undefined) this.calls.set(this.phase, (phase = new Map<string, CallStats>()));
     let stats = phase.get(name);
     if (stats === undefined) phase.set(name, (stats = { ms: [], errors: 0 }));
     stats.ms.push(ms);
