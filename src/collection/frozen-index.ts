@@ -4,6 +4,8 @@ import { LiveGeneration } from '../index/generation/live-generation.js';
 import { readManifest, type Manifest } from '../index/manifest.js';
 import { Searcher, type PointInTime } from '../index/searcher.js';
 import { FsDirectory } from '../index/store/fs-directory.js';
+import { ReplicaIndex } from '../replication/replica-index.js';
+import type { CollectionMode } from './replication-settings.js';
 
 /**
  * The last commit of a stopped collection's `live/` folder, opened for searches only: what a
@@ -63,5 +65,51 @@ export class FrozenIndex {
   private release(pointInTime: PointInTime): void {
     if (--pointInTime.references > 0) return;
     for (const generation of pointInTime.generations) generation.reader.close();
+  }
+}
+
+/**
+ * What a collection with `push.run=false` searches: its last state, opened read-only at the
+ * first search and kept until the collection runs again: an admin's last commit in live/
+ * ({@link FrozenIndex}), a query processor's last installed state (its replica folder).
+ */
+export class FrozenState {
+  private opened: { index: FrozenIndex | ReplicaIndex; manifest: Manifest | null } | undefined;
+
+  /**
+   * @param liveFolder an admin's `live/`.
+   * @param replicaFolder a query processor's `data/{c}/replica/`.
+   */
+  constructor(
+    private readonly liveFolder: string,
+    private readonly replicaFolder: string,
+  ) {}
+
+  /** The manifest of the open state (null: nothing committed); undefined when none is open. */
+  get manifest(): Manifest | null | undefined {
+    return this.opened?.manifest;
+  }
+
+  /** A searcher of the frozen state, opening it (as `mode` says) when it is not open. */
+  acquireSearcher(mode: CollectionMode): Searcher {
+    if (this.opened === undefined) {
+      if (mode === 'SLAVE') {
+        const replica = ReplicaIndex.open(this.replicaFolder);
+        this.opened = { index: replica, manifest: replica.manifest };
+      } else {
+        const index = FrozenIndex.open(this.liveFolder);
+        this.opened = { index, manifest: index.manifest };
+      }
+    }
+    return this.opened.index.acquireSearcher();
+  }
+
+  /** Closes the open state (searchers still held keep their readers until released). */
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    if (opened === undefined) return;
+    if (opened.index instanceof ReplicaIndex) await opened.index.close();
+    else opened.index.close();
   }
 }

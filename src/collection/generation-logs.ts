@@ -1,5 +1,8 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { IndexEvent } from '../index/search-index.js';
+import type { PushLog } from './push-log.js';
+import type { SearchHome } from './search-home.js';
 
 /**
  * How many generations keep their pipeline step output (`live/log/{generation}-/`). A
@@ -31,4 +34,53 @@ export function pruneGenerationLogs(logRoot: string, keep: number): void {
     .sort((a, b) => b.generation - a.generation);
   for (const old of generations.slice(keep))
     rmSync(join(logRoot, old.name), { recursive: true, force: true });
+}
+
+/**
+ * A collection's generation logs: `commit.log` lines written by its commits, `merge.log`
+ * lines from the index's merge events. A log that cannot be written is reported in
+ * push.log and does not fail the commit or merge it describes.
+ */
+export class GenerationLogWriter {
+  constructor(
+    private readonly home: SearchHome,
+    private readonly collection: string,
+    private readonly log: PushLog,
+  ) {}
+
+  /** Appends `entry` to `file` (`commit.log`, `merge.log`) of a generation's log folder. */
+  write(generation: number, file: string, entry: Record<string, unknown>): void {
+    try {
+      appendGenerationLog(this.home.generationLogFolder(this.collection, generation), file, entry);
+    } catch (error) {
+      this.log.error(
+        { collection: this.collection, generation, err: { message: (error as Error).message } },
+        'cannot write generation log',
+      );
+    }
+  }
+
+  /** The index's event handler: a finished merge goes to its generation's merge.log, a failed one to push.log. */
+  onIndexEvent(event: IndexEvent): void {
+    if (event.type === 'merge-failed') {
+      this.log.error(
+        {
+          collection: this.collection,
+          generation: event.into,
+          inputs: event.generations,
+          snapshot: event.snapshot,
+          err: { message: event.error.message },
+        },
+        'merge failed',
+      );
+    } else if (event.type === 'merge-done') {
+      this.write(event.into, 'merge.log', {
+        time: new Date().toISOString(),
+        step: 'merge',
+        inputs: event.generations,
+        documents: event.documents,
+        durationMs: Math.round(event.durationMs),
+      });
+    }
+  }
 }

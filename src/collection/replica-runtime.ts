@@ -1,4 +1,6 @@
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Manifest } from '../index/manifest.js';
 import { ClickForwarder } from '../replication/click-forwarder.js';
 import { ReplicaIndex } from '../replication/replica-index.js';
 import {
@@ -140,6 +142,53 @@ export function replicationContextFor(home: SearchHome): ReplicationContext {
 /** `data/{collection}/replica/`. */
 export function replicaFolder(home: SearchHome, collection: string): string {
   return join(home.collectionDataFolder(collection), 'replica');
+}
+
+/** A file of an installed state: its name in a manifest folder, and where it lies on this server. */
+export interface InstalledFile {
+  name: string;
+  path: string;
+}
+
+/**
+ * Runs `work` on the state `replica` has installed (manifest and files), pinned so that no
+ * newer state deletes its files meanwhile. Resolves with `work`'s result, or null when
+ * nothing has been installed yet.
+ */
+export async function withInstalledState<T>(
+  replica: ReplicaIndex,
+  work: (manifest: Manifest, files: InstalledFile[]) => Promise<T>,
+): Promise<T | null> {
+  const pinned = replica.pin();
+  if (pinned === null) return null;
+  try {
+    const files = pinned.listing.files.map((file) => ({ name: file.name, path: pinned.path(file) }));
+    return await work(pinned.listing.manifest, files);
+  } finally {
+    pinned.release();
+  }
+}
+
+/**
+ * A query processor becomes an admin (SLAVE to DEFAULT): the state in
+ * `data/{collection}/replica/` is handed to `install` (which makes it live/), then the
+ * replica's folder is removed. Nothing is installed when the folder does not exist or holds
+ * no state.
+ */
+export async function promoteReplica(
+  home: SearchHome,
+  collection: string,
+  install: (manifest: Manifest, files: InstalledFile[]) => Promise<void>,
+): Promise<void> {
+  const folder = replicaFolder(home, collection);
+  if (!existsSync(folder)) return;
+  const replica = ReplicaIndex.open(folder);
+  try {
+    await withInstalledState(replica, install);
+  } finally {
+    await replica.close();
+  }
+  rmSync(folder, { recursive: true, force: true });
 }
 
 /** A sync state for a collection whose sync does not run. */

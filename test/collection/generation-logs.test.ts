@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
   GENERATION_LOGS_KEPT,
+  GenerationLogWriter,
   appendGenerationLog,
   pruneGenerationLogs,
 } from '../../src/collection/generation-logs.js';
+import { SearchHome } from '../../src/collection/search-home.js';
+import { capturedLog } from './runtime-fixture.js';
 import { commit, putDocument, route, testApp } from '../http/helpers.js';
 
 const folders: string[] = [];
@@ -88,5 +91,48 @@ describe('generation logs (data/{c}/live/log/{generation}-/)', () => {
     mkdirSync(join(root, 'other'));
     pruneGenerationLogs(root, 1);
     assert.deepEqual(readdirSync(root).sort(), ['200-', 'notes.txt', 'other']);
+  });
+});
+
+describe('GenerationLogWriter', () => {
+  it("a finished merge goes to the new generation's merge.log, a failed one to push.log", () => {
+    const root = tempFolder();
+    const { log, lines } = capturedLog();
+    const writer = new GenerationLogWriter(new SearchHome(root), 'c', log);
+    writer.onIndexEvent({
+      type: 'merge-done',
+      into: 7,
+      generations: [3, 4],
+      documents: 12,
+      durationMs: 41.6,
+    });
+    const [entry] = logLines(root, 7, 'merge.log');
+    assert.equal(entry?.step, 'merge');
+    assert.deepEqual(entry?.inputs, [3, 4]);
+    assert.equal(entry?.documents, 12);
+    assert.equal(entry?.durationMs, 42);
+
+    writer.onIndexEvent({
+      type: 'merge-failed',
+      into: 8,
+      generations: [5, 6],
+      snapshot: null,
+      error: new Error('disk full'),
+    });
+    const failed = lines.find((line) => line.msg === 'merge failed');
+    assert.equal(failed?.generation, 8);
+    assert.deepEqual(failed?.inputs, [5, 6]);
+    assert.equal((failed?.err as { message?: string } | undefined)?.message, 'disk full');
+  });
+
+  it('a log that cannot be written is reported in push.log and not thrown', () => {
+    const root = tempFolder();
+    // A file where the log folder's parent must be: the folder cannot be made.
+    mkdirSync(join(root, 'data', 'c'), { recursive: true });
+    writeFileSync(join(root, 'data', 'c', 'live'), 'not a folder');
+    const { log, lines } = capturedLog();
+    new GenerationLogWriter(new SearchHome(root), 'c', log).write(3, 'commit.log', { step: 'commit' });
+    const reported = lines.find((line) => line.msg === 'cannot write generation log');
+    assert.equal(reported?.generation, 3);
   });
 });
