@@ -24,7 +24,10 @@ export interface ReplicationListing {
   id: string;
   manifest: Manifest;
   files: ReplicatedFile[];
-  /** When the admin published this manifest (ISO 8601): the origin of lag measurements. */
+  /**
+   * When this state was published (ISO 8601), on the clock of the server answering the
+   * listing (which sends its `now` beside it): the origin of lag measurements.
+   */
   publishedAt: string;
 }
 

@@ -33,7 +33,11 @@ export interface SyncStateView {
   lastSyncTime: string | null;
   /** Newest manifest number the master announced. */
   masterGeneration: number | null;
-  /** Seconds the installed state is behind: since the master published a state not yet installed (0 when in sync). */
+  /**
+   * Seconds the installed state is behind: since the master published the oldest state not
+   * yet installed (0 when in sync), on one clock (the master's age of that state, then this
+   * server's time since it heard of it).
+   */
   lagSeconds: number;
   /** Manifests the installed state is behind the newest one the master announced (0 when in sync). */
   lagGenerations: number;
@@ -60,6 +64,8 @@ export interface PullerOptions {
   retryMaxMs?: number;
   /** Told about installs and failures (push.log). */
   onEvent?: (event: PullerEvent) => void;
+  /** This server's clock, ms since the epoch. Default `Date.now` (tests fake a skew between servers). */
+  now?: () => number;
 }
 
 export type PullerEvent =
@@ -94,9 +100,12 @@ export class ReplicationPuller {
   private bytesPulled = 0;
   private filesPulled = 0;
 
+  private readonly now: () => number;
+
   constructor(private readonly options: PullerOptions) {
     this.client = new SyncClient(options.masterUrl, options.secret);
     this.replica = options.replica;
+    this.now = options.now ?? Date.now;
   }
 
   get isRunning(): boolean {
@@ -107,7 +116,7 @@ export class ReplicationPuller {
   start(): void {
     if (this.running !== undefined) return;
     const abort = new AbortController();
-    this.startedAt = Date.now();
+    this.startedAt = this.now();
     this.failing = false;
     const loop = this.run(abort.signal);
     this.running = { abort, loop };
@@ -129,7 +138,7 @@ export class ReplicationPuller {
     this.client.close();
   }
 
-  view(now = Date.now()): SyncStateView {
+  view(now = this.now()): SyncStateView {
     const installed = this.replica.listing;
     const behind = this.newestSeen !== null && this.newestSeen.id !== installed?.id;
     let lagSeconds =
@@ -205,11 +214,11 @@ export class ReplicationPuller {
     );
     let listing: ReplicationListing;
     try {
-      listing = checkListing(answer);
+      listing = onThisClock(checkListing(answer), answer, this.now());
     } catch (error) {
       throw new SearchError('SYNC_LISTING_INVALID', (error as Error).message);
     }
-    this.lastContact = Date.now();
+    this.lastContact = this.now();
     if (listing.id === this.replica.listing?.id) {
       this.newestSeen = listing;
       this.behindSince = undefined;
@@ -217,7 +226,7 @@ export class ReplicationPuller {
     }
     if (this.behindSince === undefined || this.newestSeen?.id === this.replica.listing?.id) {
       const published = Date.parse(listing.publishedAt);
-      this.behindSince = Math.min(Date.now(), Number.isFinite(published) ? published : Date.now());
+      this.behindSince = Math.min(this.now(), Number.isFinite(published) ? published : this.now());
     }
     this.newestSeen = listing;
     this.phase = 'TRANSFERRING';
@@ -341,6 +350,24 @@ export class ReplicationPuller {
     this.filesPulled += files.length;
     return received;
   }
+}
+
+/**
+ * The listing with `publishedAt` on this server's clock. The master answers its own time
+ * (`now`) with each listing, and `publishedAt` on that same clock: their difference is the
+ * state's age, free of any skew between the two servers' clocks, and is carried over here
+ * as `now − age`. Installed like that, the listing is served on to query processors below
+ * this one on this server's clock, with this server's `now`: lag down a chain adds ages,
+ * never compares clocks. A master that sends no `now` is taken as sharing this clock.
+ */
+function onThisClock(listing: ReplicationListing, answer: unknown, now: number): ReplicationListing {
+  const { id, manifest, files } = listing;
+  const masterNow = Date.parse(String((answer as { now?: unknown }).now));
+  const published = Date.parse(listing.publishedAt);
+  if (!Number.isFinite(published)) return { id, manifest, files, publishedAt: new Date(now).toISOString() };
+  if (!Number.isFinite(masterNow)) return { id, manifest, files, publishedAt: listing.publishedAt };
+  const age = Math.max(0, masterNow - published);
+  return { id, manifest, files, publishedAt: new Date(now - age).toISOString() };
 }
 
 function sizeOf(path: string): number {
