@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { PushApiError, PushClient, needsMultipart } from '../../src/client/index.js';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_PASSWORD } from '../http/helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const C = 'docs';
 
@@ -20,29 +20,9 @@ async function rejectsWith(promise: Promise<unknown>, code: string, status: numb
   assert.fail(`expected ${code}`);
 }
 
-/** A running server over a fresh home with collection `docs`; `security` adds to the test settings (a token lifetime, a clock). */
-async function serve(
-  security: { tokenTtlMs?: number; clock?: () => number } = {},
-): Promise<{ server: RunningServer; cleanup: () => Promise<void> }> {
-  const temp = tempHome();
-  const server = await startServer({
-    home: temp.home,
-    port: 0,
-    security: { ...TEST_SECURITY, ...security },
-  });
-  server.manager.create(C, 'push');
-  return {
-    server,
-    cleanup: async () => {
-      await server.close();
-      temp.cleanup();
-    },
-  };
-}
-
 describe('PushClient tokens', () => {
   it('close() logs out (no live login token left behind); an API token is sent as it is and survives close()', async () => {
-    const { server, cleanup } = await serve();
+    const server = await testServer({ collections: [C] });
     try {
       const admin = new PushClient({ url: server.url, user: 'admin', password: ADMIN_PASSWORD });
       await admin.putUser('pusher', {
@@ -70,23 +50,22 @@ describe('PushClient tokens', () => {
       await program.close();
       await admin.close();
     } finally {
-      await cleanup();
+      await server.dispose();
     }
   });
 });
 
 describe('PushClient against a running server', () => {
-  let server: RunningServer;
-  let cleanup: () => Promise<void>;
+  let server: TestServer;
   let client: PushClient;
 
   before(async () => {
-    ({ server, cleanup } = await serve());
+    server = await testServer({ collections: [C] });
     client = new PushClient({ url: server.url, user: 'admin', password: ADMIN_PASSWORD });
   });
   after(async () => {
     await client.close();
-    await cleanup();
+    await server.dispose();
   });
 
   it('adds, reads, commits and finds a document; concurrent first calls share one login', async () => {
@@ -294,7 +273,7 @@ describe('PushClient token expiry', () => {
   it('fetches a new token when the old one expired, and repeats the call once', async () => {
     // The server's clock of users and tokens, moved past the token's lifetime instead of waited out.
     let now = Date.now();
-    const { server, cleanup } = await serve({ tokenTtlMs: 400, clock: () => now });
+    const server = await testServer({ collections: [C], security: { tokenTtlMs: 400, clock: () => now } });
     const client = new PushClient({ url: server.url, user: 'admin', password: ADMIN_PASSWORD });
     try {
       await client.add(C, 'https://example.org/a', 'first');
@@ -305,7 +284,7 @@ describe('PushClient token expiry', () => {
       assert.equal((await client.get(C, 'https://example.org/b')).content.toString(), 'second');
     } finally {
       await client.close();
-      await cleanup();
+      await server.dispose();
     }
   });
 });

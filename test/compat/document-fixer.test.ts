@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH } from '../http/helpers.js';
 import { pdfFixture } from '../support/binary-fixtures.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const C = 'govscot~ds-news-push';
 const CHAIN =
@@ -20,13 +20,10 @@ interface Result {
 }
 
 describe('compat: DocumentFixerFilterProvider repairs titles and dates', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
     const created = await fetch(`${server.url}/admin-api/v1/collections/${C}`, {
       method: 'PUT',
       headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
@@ -35,8 +32,7 @@ describe('compat: DocumentFixerFilterProvider repairs titles and dates', () => {
     assert.equal(created.status, 200, await created.text());
   });
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   async function push(key: string, body: Buffer | string, contentType: string, chain = CHAIN) {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH } from '../http/helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const C = 'site~pages';
 
@@ -30,19 +30,15 @@ interface Result {
 }
 
 describe('compat: metamap.cfg <element> sources and plain meta names', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
     const created = await api('PUT', `/admin-api/v1/collections/${C}`, { type: 'push' });
     assert.equal(created.status, 200, await created.text());
   });
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH } from '../http/helpers.js';
 import { kmBetween } from '../../src/search/result-order.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const C = 'nhs~pharmacies';
 const ORIGIN = { lat: 54.15, lon: -0.89 };
@@ -34,18 +34,15 @@ interface Result {
 }
 
 describe('compat: the pharmacy finder (geospatial records, metaData, kmFromOrigin, sort=prox)', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
     const created = await api('PUT', `/admin-api/v1/collections/${C}`, JSON.stringify({ type: 'push' }), {
       'content-type': 'application/json',
     });
     assert.equal(created.status, 200, await created.text());
-    const conf = join(temp.home, 'conf', C);
+    const conf = join(server.home, 'conf', C);
     mkdirSync(conf, { recursive: true });
     writeFileSync(
       join(conf, 'metamap.cfg'),
@@ -69,8 +66,7 @@ describe('compat: the pharmacy finder (geospatial records, metaData, kmFromOrigi
     );
   });
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   function api(method: string, path: string, body?: string, headers: Record<string, string> = {}) {

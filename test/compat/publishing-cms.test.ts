@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH } from '../http/helpers.js';
 import { docxFixture, MEDIA_TYPES } from '../support/binary-fixtures.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const C = 'govscot~ds-news-push';
 const FILTERS =
@@ -16,13 +16,10 @@ const FILTERS =
 const POSITION_KEY = 'journal-position://govscot/ds-news';
 
 describe('compat: the publishing CMS (client~name, filter chain on every URL, absent GET is 200 null)', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
     const created = await fetch(`${server.url}/admin-api/v1/collections/${C}`, {
       method: 'PUT',
       headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
@@ -31,8 +28,7 @@ describe('compat: the publishing CMS (client~name, filter chain on every URL, ab
     assert.equal(created.status, 200, await created.text());
   });
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   /** As the CMS builds every URL: the collection path, the key, and its filter chain. */

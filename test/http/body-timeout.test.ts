@@ -6,29 +6,26 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome, waitFor, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH, waitFor } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 describe('request body timeouts', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
     // No minimum rate here: these tests are about pauses (the minimum rate has slow-uploads.test.ts).
-    writeGlobalCfg(temp.home, [
-      'server.body-idle-timeout-seconds=1',
-      'server.body-min-bytes-per-second=0',
-      'server.request-timeout-seconds=5',
-    ]);
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
+    server = await testServer({
+      global: [
+        'server.body-idle-timeout-seconds=1',
+        'server.body-min-bytes-per-second=0',
+        'server.request-timeout-seconds=5',
+      ],
+      collections: ['docs'],
+    });
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   /** Sends raw bytes, then waits for the answer and the server closing the connection. */

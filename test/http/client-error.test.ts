@@ -2,22 +2,18 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from './helpers.js';
+import { ADMIN_AUTH } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 describe('answers to requests that are not valid HTTP', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   /** Sends raw bytes and collects everything until the server closes the connection. */

@@ -7,26 +7,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, ADMIN_PASSWORD, TEST_SECURITY, tempHome, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH, ADMIN_PASSWORD } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const LIMIT = 1024 * 1024;
 
 describe('Content-Encoding of request bodies', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    writeGlobalCfg(temp.home, [`push.max-request-bytes=${LIMIT}`]);
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
+    server = await testServer({ global: [`push.max-request-bytes=${LIMIT}`], collections: ['docs'] });
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   const documents = (key: string) =>

@@ -6,24 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
 import { PAGE_STYLE_SOURCE } from '../../src/http/search-page/page-layout.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from './helpers.js';
+import { ADMIN_AUTH } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 describe('security headers', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
+    server = await testServer({ collections: ['docs'] });
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   const get = (path: string, headers: Record<string, string> = {}) =>

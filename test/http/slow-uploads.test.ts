@@ -7,25 +7,20 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, basicAuth, tempHome, waitFor, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH, basicAuth, waitFor } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const SLOW_AUTH = basicAuth('slow', 'slow-user-password');
 const DECLARED = 50 * 1024 * 1024;
 
 describe('slow uploads', () => {
-  let server: RunningServer;
-  let cleanup: () => void;
+  let server: TestServer;
 
   before(async () => {
-    const temp = tempHome();
-    cleanup = temp.cleanup;
-    writeGlobalCfg(temp.home, [
-      'server.body-idle-timeout-seconds=4',
-      'server.body-min-bytes-per-second=1024',
-    ]);
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
+    server = await testServer({
+      global: ['server.body-idle-timeout-seconds=4', 'server.body-min-bytes-per-second=1024'],
+      collections: ['docs'],
+    });
     const user = await fetch(`${server.url}/admin-api/v1/users/slow`, {
       method: 'PUT',
       headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
@@ -39,8 +34,7 @@ describe('slow uploads', () => {
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   /** A PUT declaring 50 MiB that sends one byte a second; resolves with the answer once the server ends it. */
