@@ -1,7 +1,7 @@
 /**
  * The chained-replication scenario on real processes: an admin, query processor QP1 pulling
- * from it and QP2 pulling from QP1 (`cluster.test.ts` runs it small, `cluster.long.test.ts`
- * with the issue's 5,000 documents). Documents are pushed with commits, replaced, deleted,
+ * from it and QP2 pulling from QP1 (`cluster.test.ts` runs it with the issue's 5,000
+ * documents). Documents are pushed with commits, replaced, deleted,
  * merged, re-indexed, restored from a snapshot; QP1 is killed mid-transfer and the admin
  * mid-commit. After each step both query processors must answer a set of queries exactly as
  * the admin does (keys, order, scores), within a bound. Throughout, a poller searches QP2
