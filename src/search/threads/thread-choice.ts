@@ -25,11 +25,12 @@ export interface ThreadChoicePolicy {
  * - 64 queries each, in turns, before one thread takes the queries that come one at a time:
  *   every thread has run the query path, V8 has begun to optimise it, and readers of the
  *   open generations exist in every thread;
- * - one query a second to a thread otherwise idle (a fraction of a percent of the queries at
- *   a hundred a second) keeps its readers of new generations and its decoded-block cache in
- *   step with the index, so that a burst does not find it behind.
+ * - one query every ten seconds to a thread otherwise idle keeps its readers of new
+ *   generations and its decoded-block cache in step with the index, so that a burst does
+ *   not find it behind. Rare, because such a query runs on a thread that is not warm in a
+ *   core's caches: at 1 s, that was 2% of the queries at 50 a second, more than the 1% a p99 leaves.
  */
-export const SEARCH_THREAD_CHOICE: ThreadChoicePolicy = { warmUpQueries: 64, refreshAfterMs: 1000 };
+export const SEARCH_THREAD_CHOICE: ThreadChoicePolicy = { warmUpQueries: 64, refreshAfterMs: 10_000 };
 
 /**
  * Takes the idle thread for the next query (recording the dispatch on it), or null when none
