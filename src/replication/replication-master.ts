@@ -8,6 +8,9 @@ import { FileChecksums } from './file-checksums.js';
 import { listingId, type ReplicatedFile, type ReplicationListing } from './listing.js';
 import type { ReplicaIndex } from './replica-index.js';
 
+/** Files a listing hashes at once. */
+const HASHING_CONCURRENCY = 4;
+
 /** A state pinned for serving: its files stay on disk until {@link release}. */
 export interface PinnedListing {
   listing: ReplicationListing;
@@ -87,11 +90,18 @@ export class LiveIndexSource implements ReplicationSource {
     if (manifest.number !== number) return undefined;
     const publishedAt = statSync(join(this.liveFolder, MANIFEST_FILE)).mtime.toISOString();
     const names = manifestFiles(manifest).filter((name) => name !== MANIFEST_FILE);
-    const files: ReplicatedFile[] = [];
-    for (const name of names) {
-      const { sha256, size } = await this.checksums.sha256(join(this.liveFolder, name));
-      files.push({ name, size, sha256 });
-    }
+    // A few files at once: one file's read is on its way while another's bytes are hashed
+    // (a brand-new query processor's first listing hashes the whole index).
+    const files = new Array<ReplicatedFile>(names.length);
+    let next = 0;
+    const hashNext = async () => {
+      for (let i = next++; i < names.length; i = next++) {
+        const name = names[i]!;
+        const { sha256, size } = await this.checksums.sha256(join(this.liveFolder, name));
+        files[i] = { name, size, sha256 };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HASHING_CONCURRENCY, names.length) }, hashNext));
     if (this.version() !== before) return undefined;
     this.checksums.retain(new Set(names.map((name) => join(this.liveFolder, name))));
     return { id: listingId(manifest, files), manifest, files, publishedAt };

@@ -8,7 +8,7 @@ import { FsDirectory } from '../../src/index/store/fs-directory.js';
 import type { Query } from '../../src/query/query-tree.js';
 import { parseByteRange } from '../../src/replication/byte-range.js';
 import { ReplicaIndex } from '../../src/replication/replica-index.js';
-import { ReplicationPuller } from '../../src/replication/replication-puller.js';
+import { ReplicationPuller, type PullerEvent } from '../../src/replication/replication-puller.js';
 import {
   LiveIndexSource,
   ReplicaSource,
@@ -124,6 +124,8 @@ interface Chain {
   qp2: ReplicaIndex;
   puller1: ReplicationPuller;
   puller2: ReplicationPuller;
+  /** What puller1 told its onEvent (the server writes these to push.log). */
+  events1: PullerEvent[];
   adminServer: Awaited<ReturnType<typeof serveMaster>>;
   qp1Server: Awaited<ReturnType<typeof serveMaster>>;
   close(): Promise<void>;
@@ -153,11 +155,13 @@ async function chain(options: { qp1Secret?: string } = {}): Promise<Chain> {
     receiveClicks: () => Promise.resolve({ duplicate: false, accepted: 0, dropped: 0 }),
   });
   const qp2 = ReplicaIndex.open(tempFolder());
+  const events1: PullerEvent[] = [];
   const puller1 = new ReplicationPuller({
     collection: 'c',
     masterUrl: adminServer.url,
     secret: () => options.qp1Secret ?? SECRET,
     replica: qp1,
+    onEvent: (event) => events1.push(event),
     longPollMs: 2000,
     retryMaxMs: 500,
   });
@@ -182,6 +186,7 @@ async function chain(options: { qp1Secret?: string } = {}): Promise<Chain> {
     qp2,
     puller1,
     puller2,
+    events1,
     adminServer,
     qp1Server,
     async close() {
@@ -263,6 +268,45 @@ describe('replication admin → QP1 → QP2', () => {
       // Files of replaced states are gone once no searcher holds them.
       const listing = c.qp2.listing!;
       assert.equal(installedFiles(c.qp2).length, listing.files.length);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('reports every byte and file of a first sync in its install event (downloads run at once)', async () => {
+    const c = await chain();
+    try {
+      for (let i = 0; i < 1500; i++) c.admin.put(doc(`http://b/${i}`, i));
+      await c.admin.commit();
+      for (let i = 0; i < 1500; i++) c.admin.put(doc(`http://b/${1500 + i}`, i));
+      await c.admin.commit();
+      const listing = await c.adminMaster.listing();
+      assert.ok(listing.files.length > 4, 'more files than downloads at once');
+      c.puller1.start();
+      await untilInstalled(
+        c.qp1,
+        () => c.qp1.listing?.id === listing.id,
+        30_000,
+        () => JSON.stringify(c.puller1.view()),
+      );
+      // The event follows the install by a few ticks.
+      const deadline = Date.now() + 5000;
+      while (!c.events1.some((e) => e.type === 'installed') && Date.now() < deadline)
+        await new Promise((resolve) => setImmediate(resolve));
+      // Files of identical content travel once.
+      const contents = new Map(listing.files.map((f) => [f.sha256, f.size]));
+      const total = [...contents.values()].reduce((n, size) => n + size, 0);
+      const installed = c.events1.filter((e) => e.type === 'installed');
+      assert.equal(installed.length, 1);
+      assert.equal(installed[0]!.bytes, total);
+      assert.equal(installed[0]!.files, listing.files.length);
+      assert.equal(c.puller1.view().bytesPulled, total);
+      for (const file of listing.files)
+        assert.deepEqual(
+          readFileSync(c.qp1.pathOf(listing, file)),
+          readFileSync(join(c.adminFolder, file.name)),
+          file.name,
+        );
     } finally {
       await c.close();
     }
