@@ -16,22 +16,27 @@
  *
  * Usage: node dist/bench/commit-latency.js [--docs 200000] [--staged 10000] [--rounds 5] [--connections 64] [--folder <dir>]
  */
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PushClient } from '../src/client/push-client.js';
-import { CollectionManager } from '../src/collection/collection-manager.js';
-import { silentPushLog } from '../src/collection/push-log.js';
-import { SearchHome } from '../src/collection/search-home.js';
 import { formatMs, median } from './lib/measure.js';
+import {
+  createBenchCollection,
+  LOAD_COMMIT_EVERY,
+  loadPages,
+  putAll,
+  roundWord,
+  samplePages,
+  waitForMerges,
+} from './lib/push-load.js';
 import { ServerProcess } from './lib/server-process.js';
 import {
   corpusAvailable,
   corpusMissingMessage,
   loadRfcCorpusIntoMemory,
   repositoryRoot,
-  type RfcPage,
 } from './lib/rfc-corpus.js';
 
 const { values } = parseArgs({
@@ -46,8 +51,6 @@ const { values } = parseArgs({
 
 const COLLECTION = 'bench';
 const PASSWORD = 'bench-password-1';
-/** The load commits every this many changes, as the default `push.auto-commit.max-changes` would. */
-const LOAD_COMMIT_EVERY = 10_000;
 /** Pages of each round whose words are searched for after its commit. */
 const PROBES = 5;
 
@@ -72,11 +75,7 @@ async function run(): Promise<void> {
     const pages = await loadRfcCorpusIntoMemory(docs);
     if (pages.length < docs)
       throw new Error(`the corpus has ${pages.length} pages, fewer than --docs ${docs}`);
-    new CollectionManager(new SearchHome(home), silentPushLog()).create(COLLECTION, 'push');
-    appendFileSync(
-      join(home, 'conf', COLLECTION, 'collection.cfg'),
-      'push.auto-commit.max-changes=0\npush.auto-commit.timeout-seconds=0\n',
-    );
+    createBenchCollection(home, COLLECTION);
     server = await ServerProcess.start(home, join(home, 'server.out'), PASSWORD);
     client = new PushClient({
       url: `http://127.0.0.1:${server.port}`,
@@ -89,16 +88,8 @@ async function run(): Promise<void> {
         `${connections} connections; data in ${home}`,
     );
 
-    const loadStarted = performance.now();
-    for (let from = 0; from < pages.length; from += LOAD_COMMIT_EVERY) {
-      await putAll(
-        client,
-        pages.slice(from, from + LOAD_COMMIT_EVERY).map((page) => ({ key: page.key, text: page.text })),
-      );
-      await client.commit(COLLECTION, true);
-    }
-    const loadSeconds = (performance.now() - loadStarted) / 1000;
-    const quiet = await waitForMerges(client);
+    const loadSeconds = await loadPages(client, COLLECTION, pages, connections);
+    const quiet = await waitForMerges(client, COLLECTION);
     const loaded = await client.state(COLLECTION);
     console.log(
       `load: ${docs} pages in ${loadSeconds.toFixed(1)} s (${(docs / loadSeconds).toFixed(0)} docs/s, commits every ${LOAD_COMMIT_EVERY}); ` +
@@ -108,19 +99,19 @@ async function run(): Promise<void> {
     const commitMs: number[] = [];
     const searchableMs: number[] = [];
     for (let round = 1; round <= rounds; round++) {
-      const chosen = sample(pages, staged);
+      const chosen = samplePages(pages, staged);
       const changes = chosen.map((page, i) => ({
         key: page.key,
-        text: `${page.text}\n${wordOf(round, i)}\n`,
+        text: `${page.text}\n${roundWord(round, i)}\n`,
       }));
       const putStarted = performance.now();
-      await putAll(client, changes);
+      await putAll(client, COLLECTION, changes, connections);
       const putSeconds = (performance.now() - putStarted) / 1000;
       const probes = Array.from({ length: PROBES }, (_, i) => Math.floor(((i + 1) * staged) / PROBES) - 1);
       const asked = performance.now();
       const commit = await client.commit(COLLECTION, true);
       const committed = performance.now();
-      for (const i of probes) await expectFound(client, wordOf(round, i), changes[i]!.key);
+      for (const i of probes) await expectFound(client, roundWord(round, i), changes[i]!.key);
       const found = performance.now();
       const state = await client.state(COLLECTION);
       commitMs.push(committed - asked);
@@ -130,7 +121,7 @@ async function run(): Promise<void> {
           `commit of ${commit.changes} changes ${formatMs(committed - asked)} | all ${PROBES} probes found ${formatMs(found - asked)} after asking | ` +
           `${state.documents} documents, ${state.generations} generations, ${state.mergesRunning} merges running`,
       );
-      await waitForMerges(client);
+      await waitForMerges(client, COLLECTION);
     }
     console.log(
       `median of ${rounds}: commit of ${staged} staged into ${docs} documents ${formatMs(median(commitMs))}, ` +
@@ -148,31 +139,6 @@ async function run(): Promise<void> {
   }
 }
 
-/** The word only page `i` of `round` holds: one token, found nowhere in the corpus. */
-function wordOf(round: number, i: number): string {
-  return `zqr${round}d${i}`;
-}
-
-/** `count` distinct pages, chosen at random. */
-function sample(pages: RfcPage[], count: number): RfcPage[] {
-  const indexes = new Set<number>();
-  while (indexes.size < Math.min(count, pages.length)) indexes.add(Math.floor(Math.random() * pages.length));
-  return [...indexes].map((i) => pages[i]!);
-}
-
-/** PUTs every change over `connections` concurrent requests. */
-async function putAll(client: PushClient, changes: { key: string; text: string }[]): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < changes.length) {
-        const change = changes[next++]!;
-        await client.add(COLLECTION, change.key, change.text, { contentType: 'text/plain; charset=utf-8' });
-      }
-    }),
-  );
-}
-
 /** Throws unless a search for `word` finds exactly the page at `key`. */
 async function expectFound(client: PushClient, word: string, key: string): Promise<void> {
   const answer = await client.search(COLLECTION, word);
@@ -182,12 +148,4 @@ async function expectFound(client: PushClient, word: string, key: string): Promi
       `a search for ${word} right after the commit found ${JSON.stringify(results.map((r) => r.liveUrl))}, not ${key}`,
     );
   }
-}
-
-/** Waits until no merge runs (polling the state); returns the seconds waited. */
-async function waitForMerges(client: PushClient): Promise<number> {
-  const started = performance.now();
-  while ((await client.state(COLLECTION)).mergesRunning! > 0)
-    await new Promise((resolveWait) => setTimeout(resolveWait, 250));
-  return (performance.now() - started) / 1000;
 }

@@ -5,7 +5,8 @@
  *
  * 1. Initial sync: QP1 starts empty and copies the whole collection; printed in MB/s beside a
  *    `cp -r` of the admin's `live/` folder to the same disk, timed in the same run (the
- *    baseline: the fastest a plain copy of those bytes goes here).
+ *    fastest a plain copy of those bytes goes here), and beside the same copy followed by
+ *    `sync` of every copied file and folder (a copy as durable as the query processor's).
  * 2. Rounds: each PUTs `--staged` replacements (10,000 by default; each page gets a word of its
  *    own) into the admin, commits with wait=true, and from the moment the commit answered,
  *    searches QP2 for the words of five of the round's pages until each is found. Printed per
@@ -14,24 +15,31 @@
  * Needs the RFC corpus (see bench/lib/rfc-corpus.ts). A wall-clock benchmark: run it on a
  * quiet machine; the load average is printed with the results.
  *
- * Usage: node dist/bench/replication.js [--docs 200000] [--staged 10000] [--rounds 5] [--connections 64] [--folder <dir>]
+ * `--cpu-prof-dir <dir>`: the admin (restarted after the load) and QP1 write V8 CPU profiles
+ * there when they stop, to see where the initial sync's time goes.
+ *
+ * Usage: node dist/bench/replication.js [--docs 200000] [--staged 10000] [--rounds 5] [--connections 64] [--folder <dir>] [--cpu-prof-dir <dir>]
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PushClient } from '../src/client/push-client.js';
-import { CollectionManager } from '../src/collection/collection-manager.js';
-import { silentPushLog } from '../src/collection/push-log.js';
-import { SearchHome } from '../src/collection/search-home.js';
 import { formatMs, median } from './lib/measure.js';
+import {
+  createBenchCollection,
+  loadPages,
+  putAll,
+  roundWord,
+  samplePages,
+  waitForMerges,
+} from './lib/push-load.js';
 import {
   corpusAvailable,
   corpusMissingMessage,
   loadRfcCorpusIntoMemory,
   repositoryRoot,
-  type RfcPage,
 } from './lib/rfc-corpus.js';
 import { ServerProcess } from './lib/server-process.js';
 
@@ -42,19 +50,24 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
     folder: { type: 'string' },
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 
 const COLLECTION = 'bench';
 const PASSWORD = 'bench-password-1';
 const SECRET = 'replication benchmark secret 0123456789';
-const LOAD_COMMIT_EVERY = 10_000;
 const PROBES = 5;
 
 const docs = Number(values.docs);
 const staged = Number(values.staged);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
+/** `--cpu-prof-dir`: the admin and QP1 write V8 CPU profiles there when they stop. */
+const nodeArgs =
+  values['cpu-prof-dir'] === undefined
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof-dir'])}`];
 
 if (!corpusAvailable()) {
   console.log(corpusMissingMessage());
@@ -80,43 +93,42 @@ async function run(): Promise<void> {
     if (pages.length < docs)
       throw new Error(`the corpus has ${pages.length} pages, fewer than --docs ${docs}`);
     const adminHome = home(root, 'admin', []);
-    const admin = await ServerProcess.start(adminHome, join(root, 'admin.out'), PASSWORD);
+    let admin = await ServerProcess.start(adminHome, join(root, 'admin.out'), PASSWORD);
     servers.push(admin);
-    const adminClient = client(admin, clients);
+    let adminClient = client(admin, clients);
     console.log(
       `replication: ${docs} RFC pages on the admin, then QP1 (from the admin) and QP2 (from QP1); data in ${root}`,
     );
 
-    const loadStarted = performance.now();
-    for (let from = 0; from < pages.length; from += LOAD_COMMIT_EVERY) {
-      await putAll(
-        adminClient,
-        pages.slice(from, from + LOAD_COMMIT_EVERY).map((page) => ({ key: page.key, text: page.text })),
-      );
-      await adminClient.commit(COLLECTION, true);
+    const loadSeconds = await loadPages(adminClient, COLLECTION, pages, connections);
+    await waitForMerges(adminClient, COLLECTION);
+    console.log(`load: ${docs} pages in ${loadSeconds.toFixed(1)} s`);
+    if (nodeArgs.length > 0) {
+      // Profiled from here: the admin's profile shows the sync, not the load.
+      await admin.stop();
+      servers.splice(servers.indexOf(admin), 1);
+      admin = await ServerProcess.start(adminHome, join(root, 'admin.out'), PASSWORD, { nodeArgs });
+      servers.push(admin);
+      adminClient = client(admin, clients);
     }
-    while ((await adminClient.state(COLLECTION)).mergesRunning! > 0) await pause(250);
-    console.log(`load: ${docs} pages in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
     // Initial sync of QP1, then the baseline copy of the same folder on the same disk.
     const qp1Home = home(root, 'qp1', [`push.replication.master-url=http://127.0.0.1:${admin.port}`]);
-    const qp1 = await ServerProcess.start(qp1Home, join(root, 'qp1.out'), PASSWORD);
+    const qp1 = await ServerProcess.start(qp1Home, join(root, 'qp1.out'), PASSWORD, { nodeArgs });
     servers.push(qp1);
     const syncStarted = performance.now();
     const synced = await untilInSync(qp1);
     const syncSeconds = (performance.now() - syncStarted) / 1000;
-    const copyTarget = join(root, 'cp-baseline');
-    const copyStarted = performance.now();
-    const copy = spawnSync('cp', ['-r', join(adminHome, 'data', COLLECTION, 'live'), copyTarget]);
-    const copySeconds = (performance.now() - copyStarted) / 1000;
-    if (copy.status !== 0) throw new Error(`cp -r failed: ${copy.stderr.toString()}`);
-    const copiedBytes = Number(spawnSync('du', ['-sb', copyTarget]).stdout.toString().split('\t')[0]);
-    rmSync(copyTarget, { recursive: true, force: true });
+    const live = join(adminHome, 'data', COLLECTION, 'live');
+    const copy = copyBaseline(live, join(root, 'cp-baseline'), false);
+    const durable = copyBaseline(live, join(root, 'cp-baseline'), true);
     const mb = (bytes: number) => bytes / 1024 / 1024;
+    const rate = (bytes: number, seconds: number) =>
+      `${mb(bytes).toFixed(1)} MB in ${seconds.toFixed(2)} s = ${(mb(bytes) / seconds).toFixed(1)} MB/s`;
     console.log(
-      `initial sync: ${mb(synced.bytesPulled).toFixed(1)} MB in ${syncSeconds.toFixed(2)} s = ${(mb(synced.bytesPulled) / syncSeconds).toFixed(1)} MB/s ` +
-        `(from QP1 answering /health to IN_SYNC) | cp -r of live/ (${mb(copiedBytes).toFixed(1)} MB, journal included): ` +
-        `${copySeconds.toFixed(2)} s = ${(mb(copiedBytes) / copySeconds).toFixed(1)} MB/s`,
+      `initial sync: ${rate(synced.bytesPulled, syncSeconds)} (from QP1 answering /health to IN_SYNC: ` +
+        `listing, transfer, fsync, opening the index) | cp -r of live/ (journal included): ${rate(copy.bytes, copy.seconds)} | ` +
+        `cp -r, then sync of every copied file and folder (durable, as the sync is): ${rate(durable.bytes, durable.seconds)}`,
     );
 
     const qp2Home = home(root, 'qp2', [`push.replication.master-url=http://127.0.0.1:${qp1.port}`]);
@@ -127,16 +139,19 @@ async function run(): Promise<void> {
 
     const searchableMs: number[] = [];
     for (let round = 1; round <= rounds; round++) {
-      const chosen = sample(pages, staged);
-      const changes = chosen.map((page, i) => ({ key: page.key, text: `${page.text}\nzqr${round}d${i}\n` }));
-      await putAll(adminClient, changes);
+      const chosen = samplePages(pages, staged);
+      const changes = chosen.map((page, i) => ({
+        key: page.key,
+        text: `${page.text}\n${roundWord(round, i)}\n`,
+      }));
+      await putAll(adminClient, COLLECTION, changes, connections);
       const asked = performance.now();
       await adminClient.commit(COLLECTION, true);
       const committed = performance.now();
       const probes = Array.from({ length: PROBES }, (_, i) => Math.floor(((i + 1) * staged) / PROBES) - 1);
       for (const i of probes) {
         for (;;) {
-          const results = (await qp2Client.search(COLLECTION, `zqr${round}d${i}`)).response.resultPacket
+          const results = (await qp2Client.search(COLLECTION, roundWord(round, i))).response.resultPacket
             .results;
           if (results.length === 1 && results[0]!.liveUrl === changes[i]!.key) break;
           await pause(5);
@@ -148,7 +163,7 @@ async function run(): Promise<void> {
         `round ${round}: commit of ${staged} changes ${formatMs(committed - asked)} on the admin | ` +
           `all ${PROBES} probes found on QP2 ${formatMs(found - committed)} after the commit answered`,
       );
-      while ((await adminClient.state(COLLECTION)).mergesRunning! > 0) await pause(250);
+      await waitForMerges(adminClient, COLLECTION);
       await untilInSync(qp2);
     }
     console.log(
@@ -172,14 +187,10 @@ function home(root: string, name: string, replication: string[]): string {
   const folder = join(root, name);
   mkdirSync(join(folder, 'conf'), { recursive: true });
   writeFileSync(join(folder, 'conf', 'global.cfg'), `server_secret=${SECRET}\n`);
-  new CollectionManager(new SearchHome(folder), silentPushLog()).create(COLLECTION, 'push');
-  appendFileSync(
-    join(folder, 'conf', COLLECTION, 'collection.cfg'),
-    [
-      'push.auto-commit.max-changes=0',
-      'push.auto-commit.timeout-seconds=0',
-      ...(replication.length > 0 ? ['push.initial-mode=SLAVE', ...replication] : []),
-    ].join('\n') + '\n',
+  createBenchCollection(
+    folder,
+    COLLECTION,
+    replication.length > 0 ? ['push.initial-mode=SLAVE', ...replication] : [],
   );
   return folder;
 }
@@ -193,6 +204,34 @@ function client(server: ServerProcess, clients: PushClient[]): PushClient {
   });
   clients.push(made);
   return made;
+}
+
+/**
+ * The baseline: `cp -r` of `from` to `to` (and, when `durable`, `sync` of every copied file and
+ * folder, the fsyncs a query processor does before it installs a state); timed, then removed.
+ */
+function copyBaseline(from: string, to: string, durable: boolean): { bytes: number; seconds: number } {
+  const started = performance.now();
+  const copy = spawnSync('cp', ['-r', from, to]);
+  if (copy.status !== 0) throw new Error(`cp -r failed: ${copy.stderr.toString()}`);
+  if (durable) {
+    const synced = spawnSync('sync', listTree(to));
+    if (synced.status !== 0) throw new Error(`sync failed: ${synced.stderr.toString()}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = Number(spawnSync('du', ['-sb', to]).stdout.toString().split('\t')[0]);
+  rmSync(to, { recursive: true, force: true });
+  return { bytes, seconds };
+}
+
+/** A folder and everything below it. */
+function listTree(folder: string): string[] {
+  return [
+    folder,
+    ...readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? listTree(join(folder, entry.name)) : [join(folder, entry.name)],
+    ),
+  ];
 }
 
 /** Polls the sync state of a query processor until it is IN_SYNC with something installed. */
@@ -213,22 +252,4 @@ async function untilInSync(server: ServerProcess): Promise<SyncView> {
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolvePause) => setTimeout(resolvePause, ms));
-}
-
-function sample(pages: RfcPage[], count: number): RfcPage[] {
-  const indexes = new Set<number>();
-  while (indexes.size < Math.min(count, pages.length)) indexes.add(Math.floor(Math.random() * pages.length));
-  return [...indexes].map((i) => pages[i]!);
-}
-
-async function putAll(target: PushClient, changes: { key: string; text: string }[]): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < changes.length) {
-        const change = changes[next++]!;
-        await target.add(COLLECTION, change.key, change.text, { contentType: 'text/plain; charset=utf-8' });
-      }
-    }),
-  );
 }
