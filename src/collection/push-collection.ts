@@ -1,6 +1,5 @@
 import { SearchError } from '../errors.js';
 import type { Searcher } from '../index/searcher.js';
-import type { IndexStats } from '../index/index-stats.js';
 import type { SchemaOptions } from '../index/schema.js';
 import { LiveIndexSource, ReplicaSource, type ReplicationMaster } from '../replication/replication-master.js';
 import type { SyncStateView } from '../replication/replication-puller.js';
@@ -9,6 +8,7 @@ import { ChangeStager } from './change-stager.js';
 import { CollectionCommits, type CommitAnswer } from './collection-commits.js';
 import { CollectionLifecycle, type CollectionState } from './collection-lifecycle.js';
 import { CollectionRole } from './collection-role.js';
+import { collectionStateView, type CollectionStateView } from './collection-state-view.js';
 import {
   openFileJournal,
   startRuntime,
@@ -49,25 +49,7 @@ export type { DocumentView } from './stored-document.js';
 export type { SnapshotListing } from './collection-snapshots.js';
 export type { CollectionState } from './collection-lifecycle.js';
 export type { VacuumProgress, VacuumType } from './collection-vacuum.js';
-
-export interface CollectionStateView {
-  collection: string;
-  state: CollectionState;
-  /** DEFAULT (accepts changes) or SLAVE (a query processor); absent when the configuration does not parse. */
-  mode?: CollectionMode;
-  /** A query processor's master (`push.replication.master-url`). */
-  master?: string;
-  /** Why the collection is FAILED, or why it does not run (push.run=false). */
-  reason?: string;
-  file?: string;
-  documents?: number;
-  stagedChanges?: number;
-  generations?: number;
-  lastCommitTime?: string | null;
-  mergesRunning?: number;
-  vacuum?: VacuumProgress;
-  stats?: IndexStats & { JournalAppends: number; JournalFsyncs: number; JournalLastFsyncMs: number };
-}
+export type { CollectionStateView } from './collection-state-view.js';
 
 /** Guard consulted before every write: the installation may be preparing for an upgrade. */
 export type WriteGuard = () => void;
@@ -279,38 +261,15 @@ export class PushCollection {
 
   /** The state call: never starts the collection. */
   stateView(): CollectionStateView {
-    const state = this.lifecycle.state;
-    const view: CollectionStateView = { collection: this.name, state, ...this.role.view() };
-    const failure = this.lifecycle.failure;
-    if (failure !== undefined) {
-      view.reason = failure.reason;
-      if (failure.file !== undefined) view.file = failure.file;
-    }
-    const replica = this.replicaRuntime?.replica;
-    if (replica !== undefined && state === 'RUNNING') {
-      const manifest = replica.manifest;
-      view.documents = manifest?.generations.reduce((n, g) => n + g.docCount - g.killedCount, 0) ?? 0;
-      view.generations = manifest?.generations.length ?? 0;
-      view.lastCommitTime = manifest?.lastCommitTime ?? null;
-    }
-    const runtime = this.runtime;
-    if (runtime !== undefined && state === 'RUNNING') {
-      const stats = runtime.index.stats();
-      view.documents = stats.CurDocuments;
-      view.stagedChanges = stats.CurStagedChanges;
-      view.generations = stats.CurGenerations;
-      view.lastCommitTime = stats.LastCommitTime;
-      view.mergesRunning = stats.CurMergesRunning;
-      view.stats = {
-        ...stats,
-        JournalAppends: runtime.journal.stats.appends,
-        JournalFsyncs: runtime.journal.stats.fsyncs,
-        JournalLastFsyncMs: runtime.journal.stats.lastFsyncMs,
-      };
-    }
-    const vacuum = this.vacuums.progress;
-    if (vacuum !== undefined) view.vacuum = vacuum;
-    return view;
+    return collectionStateView({
+      collection: this.name,
+      state: this.lifecycle.state,
+      failure: this.lifecycle.failure,
+      role: this.role.view(),
+      runtime: this.runtime,
+      replicaRuntime: this.replicaRuntime,
+      vacuum: this.vacuums.progress,
+    });
   }
 
   // ---------------------------------------------------------------------------------------
