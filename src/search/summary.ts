@@ -67,25 +67,25 @@ class TokenScan implements TokenSink {
 
   token(text: string, start: number, end: number, kind: number, hash: number): void {
     const table = this.table!;
-    let term: string | null;
     const id = table.lookup(text, start, end, kind, hash);
     if (id === DROPPED) return;
-    if (this.kept === this.starts.length) this.starts = grow(this.starts);
+    let term: string | null = null;
     if (id === UNKNOWN) {
       term = this.analyzer!.termOfToken(text, start, end, kind);
       if (term === null) return;
-      this.starts[this.kept++] = start;
+    }
+    if (this.kept === this.starts.length) this.starts = grow(this.starts);
+    const index = this.kept++;
+    this.starts[index] = start;
+    if (term !== null) {
       if (!this.queryTerms.has(term)) return;
     } else if (id < this.knownTerms) {
-      this.starts[this.kept++] = start;
       if (this.queryIds[id] === 0) return;
       term = table.terms[id]!;
     } else {
-      this.starts[this.kept++] = start;
       term = table.terms[id]!;
       if (!this.queryTerms.has(term)) return;
     }
-    const index = this.kept - 1;
     let number = this.termNumbers.get(term);
     if (number === undefined) this.termNumbers.set(term, (number = this.termNumbers.size));
     if (this.hits === this.hitIndex.length) {
