@@ -261,6 +261,8 @@ export class ReplicationPuller {
     let bytes = 0;
     const worker = async () => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        // Not `bytes += await ...`: that reads `bytes` before the await, and the downloads
+        // running beside this one would overwrite each other's sums.
         const received = await this.download(listing, next, signal);
         bytes += received;
       }
