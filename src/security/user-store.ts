@@ -326,7 +326,10 @@ export class UserStore {
   }
 
   private newToken(user: string, created: number, expires: number): { token: string; record: StoredToken } {
-    const id = randomBytes(9).toString('base64url');
+    // Never a leading '-' (1 draw in 64 of base64url): `--token -x...` reads as an option to
+    // the CLI's parser (and to most others), so such a token could not be passed as documented.
+    let id = randomBytes(9).toString('base64url');
+    while (id.startsWith('-')) id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32).toString('base64url');
     return { token: `${id}.${secret}`, record: { id, secretHash: sha256(secret), user, created, expires } };
   }

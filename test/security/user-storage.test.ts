@@ -255,6 +255,27 @@ describe('users on disk', () => {
     }
   });
 
+  it("no token starts with '-', which a command line would read as an option (--token VALUE)", async () => {
+    const { home, cleanup } = tempHome();
+    try {
+      const store = new UserStore(join(home, 'users.json'), { scrypt: { N: 1024, r: 8, p: 1 } });
+      await store.put('pusher', {
+        password: 'pusher-password',
+        permissions: ['sec.continuous.rest'],
+        collections: ['docs'],
+      });
+      // base64url starts with '-' once in 64 draws: 500 tokens all without it would come by
+      // chance once in about 3,000 runs.
+      for (let i = 0; i < 500; i++) {
+        const { token } = store.issueToken('pusher', 60_000);
+        assert.ok(!token.startsWith('-'), token);
+        assert.ok(store.findToken(token) !== undefined, token);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('the last administrator can be neither deleted nor demoted', async () => {
     const t = await securityApp(['docs']);
     try {
