@@ -171,3 +171,26 @@ export async function startRuntime(start: RuntimeStart): Promise<CollectionRunti
     throw error;
   }
 }
+
+/**
+ * Closes a runtime that is no longer its collection's (a stop): its auto-commit timer, then
+ * the commits in flight let finish (what they commit stays), the evidence store (its job
+ * may commit too), the index (running merges aborted, a MERGE vacuum among them), the
+ * vacuums started without waiting, and last the journal. Nothing of it touches the
+ * collection's folder once this resolves.
+ */
+export async function closeRuntime(runtime: CollectionRuntime): Promise<void> {
+  if (runtime.autoCommitTimer !== undefined) clearTimeout(runtime.autoCommitTimer);
+  await settleAll(runtime.commitsInFlight);
+  // Evidence: stops its timers, waits for its job (which may commit), saves its files.
+  await runtime.evidence.close();
+  // Aborts running merges (a MERGE vacuum among them) and waits for them.
+  await runtime.index.close();
+  await settleAll(runtime.vacuumsInFlight);
+  await runtime.journal.close();
+}
+
+/** Waits until every promise of a set (which may grow meanwhile) has settled. */
+async function settleAll(work: Set<Promise<unknown>>): Promise<void> {
+  while (work.size > 0) await Promise.allSettled([...work]);
+}

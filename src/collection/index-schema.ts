@@ -28,7 +28,12 @@ export const SCHEMA_USER_DATA = 'schema';
 
 /** The analysis recorded in the index's last manifest; undefined for an index from before such records (or a new one). */
 export function recordedSchemaOf(index: SearchIndex): SchemaOptions | undefined {
-  const recorded = index.lastCommit.userData[SCHEMA_USER_DATA];
+  return schemaRecordedIn(index.lastCommit);
+}
+
+/** The analysis recorded in a manifest (a replicated or frozen one too); undefined when none is. */
+export function schemaRecordedIn(manifest: { userData: Record<string, unknown> }): SchemaOptions | undefined {
+  const recorded = manifest.userData[SCHEMA_USER_DATA];
   return typeof recorded === 'object' && recorded !== null ? (recorded as SchemaOptions) : undefined;
 }
 

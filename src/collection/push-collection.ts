@@ -3,13 +3,14 @@ import type { Searcher } from '../index/searcher.js';
 import type { SchemaOptions } from '../index/schema.js';
 import { LiveIndexSource, ReplicaSource, type ReplicationMaster } from '../replication/replication-master.js';
 import type { SyncStateView } from '../replication/replication-puller.js';
-import type { ChangeRecord } from './change-record.js';
 import { ChangeStager } from './change-stager.js';
+import { ClientChanges, type PushedInput } from './client-changes.js';
 import { CollectionCommits, type CommitAnswer } from './collection-commits.js';
 import { CollectionLifecycle, type CollectionState } from './collection-lifecycle.js';
 import { CollectionRole } from './collection-role.js';
 import { collectionStateView, type CollectionStateView } from './collection-state-view.js';
 import {
+  closeRuntime,
   openFileJournal,
   startRuntime,
   type CollectionRuntime,
@@ -21,17 +22,15 @@ import {
   type SnapshotVerification,
 } from './collection-snapshots.js';
 import { CollectionVacuum, type VacuumProgress, type VacuumType } from './collection-vacuum.js';
-import { mapRedirect } from './document-mapper.js';
+import { lookUpCommitted, lookUpDocument } from './document-lookup.js';
 import type { ClickProcessing, EvidenceUpdate } from './evidence/collection-evidence.js';
-import { extractBinary } from './filters/binary/extract-binary.js';
 import { FrozenState } from './frozen-index.js';
 import { GenerationLogWriter } from './generation-logs.js';
-import { recordedSchemaOf, SCHEMA_USER_DATA } from './index-schema.js';
+import { recordedSchemaOf, schemaRecordedIn } from './index-schema.js';
 import { canonicalizeKey } from './key.js';
 import { ManifestMarker } from './manifest-marker.js';
 import { MasterSide } from './master-side.js';
 import type { PushLog } from './push-log.js';
-import { formatReceivedTime, RECEIVED_TIME_METADATA } from './received-time.js';
 import {
   promoteReplica,
   replicaFolder,
@@ -43,7 +42,7 @@ import {
 import type { CollectionMode, ReplicationSettings } from './replication-settings.js';
 import { validateName, type SearchHome } from './search-home.js';
 import { SettingsCache } from './settings-cache.js';
-import { documentView, type DocumentView } from './stored-document.js';
+import type { DocumentView } from './stored-document.js';
 
 export type { DocumentView } from './stored-document.js';
 export type { SnapshotListing } from './collection-snapshots.js';
@@ -78,6 +77,7 @@ export class PushCollection {
   private readonly snapshots: CollectionSnapshots;
   private readonly marker: ManifestMarker;
   private readonly stager: ChangeStager;
+  private readonly changes: ClientChanges;
   private readonly commits: CollectionCommits;
   private readonly vacuums: CollectionVacuum;
   private readonly generationLogs: GenerationLogWriter;
@@ -110,6 +110,7 @@ export class PushCollection {
       generationLogs: this.generationLogs,
       isCurrent,
     });
+    this.changes = new ClientChanges(this.stager, this.commits);
     this.vacuums = new CollectionVacuum({
       collection: this.name,
       log,
@@ -310,14 +311,7 @@ export class PushCollection {
       // From here on, background work of this runtime (a RE_INDEX loop, auto-commit) sees it is
       // no longer current and stops instead of starting new commits.
       this.runtime = undefined;
-      if (runtime.autoCommitTimer !== undefined) clearTimeout(runtime.autoCommitTimer);
-      await settleAll(runtime.commitsInFlight);
-      // Evidence: stops its timers, waits for its job (which may commit), saves its files.
-      await runtime.evidence.close();
-      // Aborts running merges (a MERGE vacuum among them) and waits for them.
-      await runtime.index.close();
-      await settleAll(runtime.vacuumsInFlight);
-      await runtime.journal.close();
+      await closeRuntime(runtime);
     });
   }
 
@@ -388,40 +382,12 @@ export class PushCollection {
   // Documents
 
   /** Adds or replaces a document. Resolves (with the canonical key) once the change is durable. */
-  async putDocument(input: {
-    key: string;
-    content: Uint8Array;
-    contentType: string;
-    metadata: Record<string, string[]>;
-    filters?: string | undefined;
-  }): Promise<string> {
+  async putDocument(input: PushedInput & { key: string }): Promise<string> {
     const key = canonicalizeKey(input.key);
     this.guardWrite();
     this.refuseChanges('documents');
     return this.withRuntime(async (runtime) => {
-      const metadata = { ...input.metadata };
-      const receivedTime = formatReceivedTime(new Date());
-      metadata[RECEIVED_TIME_METADATA] = [receivedTime];
-      const change: ChangeRecord = {
-        op: 'put',
-        key,
-        content: input.content,
-        contentType: input.contentType,
-        metadata,
-        receivedTime,
-        filters: input.filters === '' ? undefined : input.filters,
-      };
-      // A PDF or Office document is extracted first, off this thread; the journal keeps the result.
-      const extracted = await extractBinary(
-        key,
-        input,
-        change.filters ?? runtime.settings.config.filterClasses,
-      );
-      if (extracted !== undefined) change.extracted = extracted;
-      // Filters run before the journal: a document that cannot be filtered is refused and nothing is stored.
-      const doc = this.stager.documentFor(runtime, change);
-      await runtime.index.ready();
-      await this.stage(runtime, change, doc.stored, () => runtime.index.put(doc));
+      await this.changes.put(runtime, key, input);
       return key;
     });
   }
@@ -431,7 +397,7 @@ export class PushCollection {
     this.guardWrite();
     this.refuseChanges('deletes');
     return this.withRuntime(async (runtime) => {
-      await this.stage(runtime, { op: 'delete', key }, null, () => runtime.index.delete(key));
+      await this.changes.delete(runtime, key);
       return key;
     });
   }
@@ -444,51 +410,16 @@ export class PushCollection {
     this.guardWrite();
     this.refuseChanges('redirects');
     return this.withRuntime(async (runtime) => {
-      const change: ChangeRecord = { op: 'redirect', key, target };
-      const doc = mapRedirect(key, target, formatReceivedTime(new Date()));
-      await this.stage(runtime, change, doc.stored, () => runtime.index.put(doc));
+      await this.changes.redirect(runtime, key, target);
       return key;
     });
-  }
-
-  /** A client's change: durable in the journal, staged in journal order, then auto-commit. */
-  private async stage(
-    runtime: CollectionRuntime,
-    change: ChangeRecord,
-    staged: Parameters<ChangeStager['appendAndApply']>[2],
-    apply: () => void,
-  ): Promise<void> {
-    await this.stager.appendAndApply(runtime, change, staged, apply);
-    this.commits.afterStaged(runtime);
   }
 
   /** The document as pushed: staged version first, else the committed one; null when absent. */
   async getDocument(rawKey: string): Promise<DocumentView | null> {
     const key = canonicalizeKey(rawKey);
-    if (this.mode() === 'SLAVE') {
-      // A query processor has only committed documents: those its master published.
-      return this.withReplica((runtime) => {
-        const searcher = runtime.replica.acquireSearcher();
-        try {
-          const found = searcher.getDocument(key);
-          return found === null ? null : documentView(key, found.record, true);
-        } finally {
-          searcher.release();
-        }
-      });
-    }
-    return this.withRuntime((runtime) => {
-      const staged = runtime.index.stagedDocument(key);
-      if (staged === null) return null;
-      if (staged !== undefined) return documentView(key, staged, false);
-      const searcher = runtime.index.acquireSearcher();
-      try {
-        const found = searcher.getDocument(key);
-        return found === null ? null : documentView(key, found.record, true);
-      } finally {
-        searcher.release();
-      }
-    });
+    if (this.mode() === 'SLAVE') return this.withReplica((runtime) => lookUpCommitted(runtime.replica, key));
+    return this.withRuntime((runtime) => lookUpDocument(runtime.index, key));
   }
 
   // ---------------------------------------------------------------------------------------
@@ -528,13 +459,10 @@ export class PushCollection {
    * re-indexed documents are published together. Undefined when the collection is not running.
    */
   indexSchema(): SchemaOptions | undefined {
-    const replicated = this.replicaRuntime?.replica.manifest ?? this.frozen.manifest;
-    if (this.runtime === undefined && replicated != null) {
-      const recorded = replicated.userData[SCHEMA_USER_DATA];
-      return typeof recorded === 'object' && recorded !== null ? (recorded as SchemaOptions) : undefined;
-    }
     const runtime = this.runtime;
-    return runtime === undefined ? undefined : (recordedSchemaOf(runtime.index) ?? runtime.schema);
+    if (runtime !== undefined) return recordedSchemaOf(runtime.index) ?? runtime.schema;
+    const replicated = this.replicaRuntime?.replica.manifest ?? this.frozen.manifest;
+    return replicated == null ? undefined : schemaRecordedIn(replicated);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -638,9 +566,4 @@ export class PushCollection {
       await runtime.index.waitForMerges();
     });
   }
-}
-
-/** Waits until every promise of a set (which may grow meanwhile) has settled. */
-async function settleAll(work: Set<Promise<unknown>>): Promise<void> {
-  while (work.size > 0) await Promise.allSettled([...work]);
 }

@@ -11,7 +11,11 @@ import type { ChangeRecord } from '../../src/collection/change-record.js';
 import { ChangeStager } from '../../src/collection/change-stager.js';
 import { CollectionCommits } from '../../src/collection/collection-commits.js';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
-import { startRuntime, type CollectionRuntime } from '../../src/collection/collection-runtime.js';
+import {
+  closeRuntime,
+  startRuntime,
+  type CollectionRuntime,
+} from '../../src/collection/collection-runtime.js';
 import { GenerationLogWriter } from '../../src/collection/generation-logs.js';
 import { ManifestMarker } from '../../src/collection/manifest-marker.js';
 import { LOG_LINE_FORMAT, silentPushLog, type PushLog } from '../../src/collection/push-log.js';
@@ -54,7 +58,7 @@ export interface RuntimeFixture {
   /** False after {@link RuntimeFixture.retire}: the runtime is no longer the collection's. */
   current: boolean;
   retire(): void;
-  /** Closes the runtime as a stop would and removes the home. */
+  /** Closes the runtime as a stop does ({@link closeRuntime}, again if a test closed it) and removes the home. */
   close(): Promise<void>;
 }
 
@@ -114,12 +118,7 @@ export async function openRuntime(cfg: string[] = []): Promise<RuntimeFixture> {
     },
     close: async () => {
       fixture.current = false;
-      if (runtime.autoCommitTimer !== undefined) clearTimeout(runtime.autoCommitTimer);
-      while (runtime.commitsInFlight.size > 0) await Promise.allSettled([...runtime.commitsInFlight]);
-      await runtime.evidence.close();
-      await runtime.index.close();
-      while (runtime.vacuumsInFlight.size > 0) await Promise.allSettled([...runtime.vacuumsInFlight]);
-      await runtime.journal.close();
+      await closeRuntime(runtime);
       remove();
     },
   });
