@@ -4,9 +4,9 @@ import type { FlushedGeneration } from './staging/flushed-generation.js';
 import { InlineStager } from './staging/inline-stager.js';
 import type { PendingFlush, Stager } from './staging/stager.js';
 import { WorkerStager } from './staging/worker-stager.js';
-import { killedFile, type GenerationMeta } from './generation/generation-files.js';
+import type { GenerationMeta } from './generation/generation-files.js';
 import { KilledBits } from './generation/killed-bits.js';
-import { LiveGeneration } from './generation/live-generation.js';
+import type { LiveGeneration } from './generation/live-generation.js';
 import { computeDocMaps } from './generation/merge-generations.js';
 import {
   emptyManifest,
@@ -21,22 +21,15 @@ import {
 import { DEFAULT_MERGE_POLICY, type MergePolicyOptions } from './merge/merge-policy.js';
 import { MergeScheduler, type MergeEvent } from './merge/merge-scheduler.js';
 import { Schema, type SchemaOptions } from './schema.js';
-import { Searcher, type PointInTime } from './searcher.js';
+import { Searcher } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
 import type { Directory } from './store/directory.js';
 import { FsDirectory } from './store/fs-directory.js';
 import { describeDirectory } from './store/directory-description.js';
 import { verifyCodecFile } from './store/codec-file.js';
-import { FileDeleter } from './file-deleter.js';
-import { ReaderPool } from './reader-pool.js';
+import { LiveManifest, type KilledUpdate } from './live-manifest.js';
 import { SerialUpdater } from './serial-updater.js';
-import {
-  docOfLocation,
-  generationOfLocation,
-  KeyLocations,
-  locationOf,
-  type Location,
-} from './key-locations.js';
+import { docOfLocation, generationOfLocation, locationOf, type Location } from './key-locations.js';
 
 export interface IndexOptions {
   /** The index folder (a path, or a Directory for tests). */
@@ -130,9 +123,9 @@ export interface SnapshotCheck {
  * One serial updater owns the manifest (tantivy's segment updater): commits, merge results
  * and snapshots run one at a time on it ({@link SerialUpdater}). Its helpers each own one
  * concern: which merges run ({@link MergeScheduler}, outside the updater, in worker threads,
- * so they never block commits or queries), which generation readers are open
- * ({@link ReaderPool}), when a file may be deleted ({@link FileDeleter}), and where each
- * key's live document is ({@link KeyLocations}).
+ * so they never block commits or queries), and the last published manifest with what this
+ * process holds for it ({@link LiveManifest}: the current point in time, its open readers,
+ * the reference count of every file, where each key's live document is).
  */
 export class SearchIndex {
   /** How staged documents are analysed (see {@link useSchema}). */
@@ -143,8 +136,8 @@ export class SearchIndex {
   readonly dir: Directory;
   private readonly options: IndexOptions;
   private readonly policy: MergePolicyOptions;
-  private manifest: Manifest;
-  private current: PointInTime;
+  /** The last published manifest, its point in time, readers, file references and key locations. */
+  private readonly state: LiveManifest;
   private stager: Stager;
   /** Stagers replaced by {@link useSchema}, still ending their threads; close() waits for them. */
   private readonly retiredStagers = new Set<Promise<void>>();
@@ -153,18 +146,9 @@ export class SearchIndex {
   private pending: PendingFlush[] = [];
   /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
   private stagedLayers: StagedLayer[] = [new Map() as StagedLayer];
-  private readonly keys = new KeyLocations();
-  private readonly files: FileDeleter;
-  private readonly readers: ReaderPool;
   private readonly updater = new SerialUpdater();
   private readonly merges: MergeScheduler;
   private closed = false;
-  /**
-   * The next generation number to hand out (flushes and merges). Kept apart from the manifest
-   * object: a manifest being published is a copy made before its awaits, and numbers handed
-   * out meanwhile must not be handed out again once that copy becomes current.
-   */
-  private nextGeneration: number;
   private readonly counters: IndexStats = emptyStats();
 
   private constructor(dir: Directory, options: IndexOptions, manifest: Manifest) {
@@ -178,12 +162,9 @@ export class SearchIndex {
       killedPercentageForReindex:
         options.killedPercentageForReindex ?? DEFAULT_MERGE_POLICY.killedPercentageForReindex,
     };
-    this.manifest = manifest;
-    this.nextGeneration = manifest.nextGeneration;
-    this.files = new FileDeleter(dir);
-    this.readers = new ReaderPool(dir);
+    this.state = new LiveManifest(dir, manifest);
     this.merges = this.newMergeScheduler();
-    const allocate = () => this.nextGeneration++;
+    const allocate = () => this.state.allocateGeneration();
     const ramBufferBytes = options.ramBufferBytes ?? 64 * 1024 * 1024;
     const onFull = (flush: PendingFlush) => {
       this.pending.push(flush);
@@ -202,7 +183,6 @@ export class SearchIndex {
         ? new WorkerStager(description, schema.options, threads, ramBufferBytes, allocate, onFull)
         : new InlineStager(dir, schema, allocate, ramBufferBytes, onFull);
     this.stager = this.newStager(this.currentSchema);
-    this.current = { manifestNumber: manifest.number, generations: [], files: [], references: 1 };
   }
 
   /**
@@ -214,8 +194,8 @@ export class SearchIndex {
       typeof options.directory === 'string' ? new FsDirectory(options.directory) : options.directory;
     const manifest = readManifest(dir) ?? emptyManifest();
     const index = new SearchIndex(dir, options, manifest);
-    index.loadManifest();
-    await index.removeLeftovers();
+    index.state.load();
+    await index.state.removeLeftovers();
     return index;
   }
 
@@ -297,10 +277,10 @@ export class SearchIndex {
     userData: Record<string, unknown>;
   } {
     return {
-      manifest: this.manifest.number,
-      journalSeq: this.manifest.journalSeq,
-      time: this.manifest.lastCommitTime,
-      userData: this.manifest.userData,
+      manifest: this.state.manifest.number,
+      journalSeq: this.state.manifest.journalSeq,
+      time: this.state.manifest.lastCommitTime,
+      userData: this.state.manifest.userData,
     };
   }
 
@@ -323,9 +303,7 @@ export class SearchIndex {
   /** A point-in-time searcher of the last published manifest. Release it when done. */
   acquireSearcher(): Searcher {
     this.ensureOpen();
-    const pointInTime = this.current;
-    pointInTime.references++;
-    return new Searcher(pointInTime, (released) => this.releasePointInTime(released));
+    return new Searcher(this.state.acquire(), (released) => this.state.release(released));
   }
 
   /** Statistics: `Tot*` counters since open, `Cur*` gauges now. */
@@ -333,7 +311,7 @@ export class SearchIndex {
     let documents = 0;
     let killed = 0;
     let bytes = 0;
-    for (const generation of this.manifest.generations) {
+    for (const generation of this.state.manifest.generations) {
       documents += generation.docCount - generation.killedCount;
       killed += generation.killedCount;
       bytes += generation.sizeBytes;
@@ -342,12 +320,12 @@ export class SearchIndex {
       ...this.counters,
       CurDocuments: documents,
       CurKilled: killed,
-      CurGenerations: this.manifest.generations.length,
+      CurGenerations: this.state.manifest.generations.length,
       CurBytesOnDisk: bytes,
       CurMergesRunning: this.merges.runningCount,
       CurStagedChanges: this.stagedChanges,
-      CurManifest: this.manifest.number,
-      LastCommitTime: this.manifest.lastCommitTime,
+      CurManifest: this.state.manifest.number,
+      LastCommitTime: this.state.manifest.lastCommitTime,
     };
   }
 
@@ -372,20 +350,20 @@ export class SearchIndex {
   async snapshot(target: Directory): Promise<SnapshotInfo> {
     this.ensureOpen();
     return this.serial(async () => {
-      if (this.manifest.number === 0) {
+      if (this.state.manifest.number === 0) {
         throw new SearchError(
           'WRONG_STATE',
           'nothing has been committed yet: commit before taking a snapshot',
         );
       }
-      const files = manifestFiles(this.manifest);
+      const files = manifestFiles(this.state.manifest);
       for (const name of files) this.dir.linkTo(name, target);
       await target.sync(files);
       await target.syncDirectory();
       this.counters.TotSnapshots++;
       let documents = 0;
-      for (const g of this.manifest.generations) documents += g.docCount - g.killedCount;
-      return { manifest: this.manifest.number, files, documents };
+      for (const g of this.state.manifest.generations) documents += g.docCount - g.killedCount;
+      return { manifest: this.state.manifest.number, files, documents };
     });
   }
 
@@ -497,8 +475,7 @@ export class SearchIndex {
     await this.updater.idle();
     await this.stager.close();
     await Promise.allSettled([...this.retiredStagers]);
-    this.readers.closeAll();
-    this.files.release();
+    this.state.close();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -507,11 +484,18 @@ export class SearchIndex {
   private async publishPending(options: CommitOptions): Promise<CommitResult> {
     const started = performance.now();
     const pending = this.pending.slice();
-    const journalSeq = Math.max(options.journalSeq ?? this.manifest.journalSeq, this.manifest.journalSeq);
-    if (pending.length === 0 && journalSeq === this.manifest.journalSeq && options.userData === undefined) {
-      return { manifest: this.manifest.number, generations: [], changes: 0 };
+    const journalSeq = Math.max(
+      options.journalSeq ?? this.state.manifest.journalSeq,
+      this.state.manifest.journalSeq,
+    );
+    if (
+      pending.length === 0 &&
+      journalSeq === this.state.manifest.journalSeq &&
+      options.userData === undefined
+    ) {
+      return { manifest: this.state.manifest.number, generations: [], changes: 0 };
     }
-    const liveCount = this.manifest.generations.length + pending.length;
+    const liveCount = this.state.manifest.generations.length + pending.length;
     if (liveCount > this.policy.maxGenerations) throw this.generationLimitError(liveCount);
 
     let flushed: FlushedGeneration[];
@@ -536,7 +520,7 @@ export class SearchIndex {
       changes += entry.changes;
       const generation = entry.meta?.generation;
       entry.changedKeys.forEach((key, i) => {
-        const previous = keyUpdates.has(key) ? keyUpdates.get(key)! : this.keys.get(key);
+        const previous = keyUpdates.has(key) ? keyUpdates.get(key)! : this.state.keys.get(key);
         if (previous !== undefined && previous !== null) {
           const g = generationOfLocation(previous);
           let list = kills.get(g);
@@ -549,15 +533,15 @@ export class SearchIndex {
     }
 
     const next: Manifest = {
-      ...this.manifest,
-      number: this.manifest.number + 1,
+      ...this.state.manifest,
+      number: this.state.manifest.number + 1,
       journalSeq,
       lastCommitTime: new Date().toISOString(),
-      userData: { ...this.manifest.userData, ...options.userData },
+      userData: { ...this.state.manifest.userData, ...options.userData },
     };
     const written: string[] = [];
     let releaseReaders = () => {};
-    const killedUpdates = new Map<number, { bits: KilledBits; file: string }>();
+    const killedUpdates = new Map<number, KilledUpdate>();
     const killGeneration = (
       generation: number,
       maxDoc: number,
@@ -565,23 +549,20 @@ export class SearchIndex {
       docs: Iterable<number>,
     ) => {
       const bits = (base ?? new KilledBits(maxDoc)).with(docs);
-      // Numbers are never reused, even after a failed publish whose files may still be needed.
-      const file = killedFile(generation, this.manifest.nextDeleteGeneration++);
-      next.nextDeleteGeneration = this.manifest.nextDeleteGeneration;
-      bits.write(this.dir, file);
+      const file = this.state.writeKilled(next, generation, bits);
       written.push(file);
       killedUpdates.set(generation, { bits, file });
       return { bits, file };
     };
     try {
       const generations: ManifestGeneration[] = [];
-      for (const entry of this.manifest.generations) {
+      for (const entry of this.state.manifest.generations) {
         const docs = kills.get(entry.generation);
         if (docs === undefined) {
           generations.push(entry);
           continue;
         }
-        const live = this.liveGeneration(entry.generation)!;
+        const live = this.state.liveGeneration(entry.generation)!;
         const { bits, file } = killGeneration(entry.generation, live.maxDoc, live.killed, docs);
         generations.push({ ...entry, killedCount: bits.count, killedFile: file });
       }
@@ -610,8 +591,8 @@ export class SearchIndex {
         (g) => g.killedCount < g.docCount || this.merges.isMerging(g.generation),
       );
       const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
-      next.nextGeneration = this.nextGeneration;
-      releaseReaders = this.openReaders(
+      next.nextGeneration = this.state.nextGenerationNumber;
+      releaseReaders = this.state.openReaders(
         flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation])),
       );
       // One round of fsyncs for the new files and the manifest, then the rename and the folder.
@@ -619,7 +600,7 @@ export class SearchIndex {
     } catch (error) {
       releaseReaders();
       if (!(error instanceof ManifestMaybePublishedError))
-        for (const file of written) this.files.deleteQuietly(file);
+        for (const file of written) this.state.files.deleteQuietly(file);
       this.counters.TotCommitFailures++;
       if (error instanceof SearchError) throw error;
       if (isDiskFull(error)) throw diskFullError('the commit', error);
@@ -628,10 +609,10 @@ export class SearchIndex {
 
     this.pending.splice(0, pending.length);
     for (const [key, location] of keyUpdates) {
-      if (location === null) this.keys.delete(key);
-      else this.keys.set(key, location);
+      if (location === null) this.state.keys.delete(key);
+      else this.state.keys.set(key, location);
     }
-    this.install(next, killedUpdates);
+    this.state.install(next, killedUpdates);
     releaseReaders();
     this.counters.TotCommits++;
     const created = flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation]));
@@ -666,7 +647,7 @@ export class SearchIndex {
   private async waitWhileMergesCatchUp(): Promise<void> {
     const deadline = performance.now() + (this.options.mergeCatchUpMs ?? MERGE_CATCH_UP_MS);
     for (;;) {
-      const count = this.manifest.generations.length + this.pending.length;
+      const count = this.state.manifest.generations.length + this.pending.length;
       const left = deadline - performance.now();
       if (
         count <= this.policy.maxGenerations ||
@@ -702,12 +683,12 @@ export class SearchIndex {
       get closed() {
         return index.closed;
       },
-      liveGenerations: () => this.current.generations,
-      allocateGeneration: () => this.nextGeneration++,
+      liveGenerations: () => this.state.current.generations,
+      allocateGeneration: () => this.state.allocateGeneration(),
       hold: () => this.acquireSearcher(),
       publish: (sources, killedAtStart, meta) =>
         this.updater.run(() => this.publishMerge(sources, killedAtStart, meta)),
-      deleteGeneration: (generation) => this.files.deleteUnreferencedGeneration(generation),
+      deleteGeneration: (generation) => this.state.files.deleteUnreferencedGeneration(generation),
       snapshotOnFailure: () => this.snapshotOnMergeFailure(),
       recordOutcome: (error) => {
         if (error === null) {
@@ -735,7 +716,7 @@ export class SearchIndex {
     // Documents killed by commits that ran during the merge are killed in the result too.
     const carried: number[] = [];
     sources.forEach((source, i) => {
-      const live = this.liveGeneration(source.generation);
+      const live = this.state.liveGeneration(source.generation);
       const before = killedAtStart[i]!;
       const map = docMaps[i]!;
       // A source no longer live was dropped by a commit that killed its last document (the
@@ -745,16 +726,14 @@ export class SearchIndex {
         if (killedNow(doc) && (before === null || !before.has(doc))) carried.push(map[doc]!);
       }
     });
-    const next: Manifest = { ...this.manifest, number: this.manifest.number + 1 };
-    let killedEntry: { bits: KilledBits; file: string } | undefined;
+    const next: Manifest = { ...this.state.manifest, number: this.state.manifest.number + 1 };
+    let killedEntry: KilledUpdate | undefined;
     const written: string[] = [];
     let releaseReader = () => {};
     try {
       if (carried.length > 0) {
         const bits = new KilledBits(meta.docCount).with(carried);
-        const file = killedFile(meta.generation, this.manifest.nextDeleteGeneration++);
-        next.nextDeleteGeneration = this.manifest.nextDeleteGeneration;
-        bits.write(this.dir, file);
+        const file = this.state.writeKilled(next, meta.generation, bits);
         written.push(file);
         killedEntry = { bits, file };
       }
@@ -768,7 +747,7 @@ export class SearchIndex {
       };
       const generations: ManifestGeneration[] = [];
       let placed = false;
-      for (const g of this.manifest.generations) {
+      for (const g of this.state.manifest.generations) {
         if (!inputSet.has(g.generation)) generations.push(g);
         else if (!placed) {
           placed = true;
@@ -776,25 +755,23 @@ export class SearchIndex {
         }
       }
       next.generations = generations;
-      next.nextGeneration = this.nextGeneration;
+      next.nextGeneration = this.state.nextGenerationNumber;
       const needed = generations.includes(merged);
-      if (needed) releaseReader = this.openReaders([meta.generation]);
+      if (needed) releaseReader = this.state.openReaders([meta.generation]);
       await publishManifest(this.dir, next, written);
       // Everything merged was killed meanwhile: the result is not needed.
-      if (!needed) this.files.deleteUnreferencedGeneration(meta.generation);
+      if (!needed) this.state.files.deleteUnreferencedGeneration(meta.generation);
     } catch (error) {
       releaseReader();
       if (!(error instanceof ManifestMaybePublishedError))
-        for (const file of written) this.files.deleteQuietly(file);
+        for (const file of written) this.state.files.deleteQuietly(file);
       throw error;
     }
     // Keys of merged documents now live in the merged generation.
-    this.keys.remap(new Map(sources.map((s, i) => [s.generation, docMaps[i]!])), meta.generation);
-    this.install(
+    this.state.keys.remap(new Map(sources.map((s, i) => [s.generation, docMaps[i]!])), meta.generation);
+    this.state.install(
       next,
-      new Map<number, { bits: KilledBits; file: string }>(
-        killedEntry === undefined ? [] : [[meta.generation, killedEntry]],
-      ),
+      new Map<number, KilledUpdate>(killedEntry === undefined ? [] : [[meta.generation, killedEntry]]),
     );
     releaseReader();
   }
@@ -803,7 +780,7 @@ export class SearchIndex {
   private async snapshotOnMergeFailure(): Promise<string | null> {
     if (this.options.createSnapshotOnMergeFailure !== true || this.options.snapshotFolder === undefined)
       return null;
-    const newest = this.manifest.generations.reduce((max, g) => Math.max(max, g.generation), 0);
+    const newest = this.state.manifest.generations.reduce((max, g) => Math.max(max, g.generation), 0);
     const name = `ServiceInternal-merge-failed-${newest}`;
     try {
       const target = this.options.snapshotFolder(name);
@@ -815,87 +792,7 @@ export class SearchIndex {
   }
 
   // ---------------------------------------------------------------------------------------
-  // Manifest state, readers and files
-
-  /** Opens readers for the manifest read at open and builds the key map. */
-  private loadManifest(): void {
-    const generations: LiveGeneration[] = [];
-    try {
-      for (const entry of this.manifest.generations) {
-        const reader = this.readers.acquire(entry.generation);
-        const killed =
-          entry.killedFile === null ? null : KilledBits.read(this.dir, entry.killedFile, reader.maxDoc);
-        generations.push(new LiveGeneration(reader, killed, entry.killedFile));
-      }
-    } catch (error) {
-      this.readers.closeAll();
-      throw error;
-    }
-    for (const generation of generations) this.keys.addGeneration(generation);
-    const files = manifestFiles(this.manifest).filter((name) => name !== MANIFEST_FILE);
-    this.current = { manifestNumber: this.manifest.number, generations, files, references: 1 };
-    this.files.incRef(files);
-  }
-
-  /** Makes a just-published manifest current: new point in time, file references moved. */
-  private install(next: Manifest, killedUpdates: Map<number, { bits: KilledBits; file: string }>): void {
-    const previous = this.current;
-    // Every point in time counts once on each reader it uses (acquire opens or counts).
-    const generations = next.generations.map((entry) => {
-      const update = killedUpdates.get(entry.generation);
-      const existing = previous.generations.find((g) => g.generation === entry.generation);
-      const reader = this.readers.acquire(entry.generation);
-      if (existing !== undefined && update === undefined) return existing;
-      return new LiveGeneration(reader, update?.bits ?? null, update?.file ?? null);
-    });
-    const files = manifestFiles(next).filter((name) => name !== MANIFEST_FILE);
-    this.files.incRef(files);
-    this.manifest = next;
-    this.current = { manifestNumber: next.number, generations, files, references: 1 };
-    this.releasePointInTime(previous);
-  }
-
-  /**
-   * Opens (and verifies) the readers of generations about to be published, and returns what
-   * releases them. Opened before the manifest is published, not after: a read that fails then
-   * fails the publish while nothing is published yet. Failing once the new manifest is on disk
-   * would leave this instance on the old one, and the next commit would publish a manifest
-   * without the generation (its documents gone, their replaced versions back).
-   */
-  private openReaders(generations: number[]): () => void {
-    const opened: number[] = [];
-    const release = () => {
-      for (const generation of opened.splice(0)) this.readers.release(generation);
-    };
-    try {
-      for (const generation of generations) {
-        this.readers.acquire(generation);
-        opened.push(generation);
-      }
-    } catch (error) {
-      release();
-      throw error;
-    }
-    return release;
-  }
-
-  private releasePointInTime(pointInTime: PointInTime): void {
-    if (--pointInTime.references > 0) return;
-    for (const generation of pointInTime.generations) this.readers.release(generation.generation);
-    this.files.decRef(pointInTime.files);
-  }
-
-  private liveGeneration(generation: number): LiveGeneration | undefined {
-    return this.current.generations.find((g) => g.generation === generation);
-  }
-
-  /** Deletes generation files and temp files that the manifest does not name (crash leftovers). */
-  private async removeLeftovers(): Promise<void> {
-    const highest = await this.files.removeLeftovers(this.manifest);
-    // Never reuse a generation number seen on disk (a restored snapshot may be older).
-    this.nextGeneration = Math.max(this.nextGeneration, highest + 1);
-    this.manifest.nextGeneration = this.nextGeneration;
-  }
+  // Helpers
 
   /** Queues work on the serial updater (refused once the index is closing). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
