@@ -235,7 +235,7 @@ describe('pushsearch CLI against a running server', () => {
     const partial = await cli(['load', 'team', bad, '--json', ...as]);
     assert.equal(partial.code, 7, partial.stderr);
     assert.match(partial.stderr, /failed .*bad\.jsonl:2 \(not a uri\): KEY_INVALID/);
-    assert.deepEqual(JSON.parse(partial.stdout).failed, 1);
+    assert.deepEqual((JSON.parse(partial.stdout) as { failed: number }).failed, 1);
     const broken = join(files, 'broken.jsonl');
     writeFileSync(broken, '{"key": "https://example.org/ok", "text": "fine"}\n{oops\n');
     const refused = await cli(['load', 'team', broken, ...as]);

@@ -39,7 +39,8 @@ describe('generation logs (data/{c}/live/log/{generation}-/)', () => {
         assert.equal((await putDocument(t.app, 'v2', 'c', key, `text of ${key}`)).statusCode, 200);
         const committed = await commit(t.app, 'v2', 'c');
         assert.equal(committed.statusCode, 200);
-        const generation = committed.json().generation as number;
+        const generation = committed.json().generation;
+        assert.ok(typeof generation === 'number', committed.body);
         const [entry] = logLines(t.home, generation, 'commit.log');
         assert.equal(entry!.step, 'commit');
         assert.equal(entry!.changes, 1);

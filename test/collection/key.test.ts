@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { canonicalizeKey, MAX_KEY_LENGTH, removeDotSegments } from '../../src/collection/key.js';
-import { SearchError } from '../../src/errors.js';
+import { SearchError, isSearchError } from '../../src/errors.js';
 
 function rejects(raw: string | undefined, code: string, messagePart?: RegExp): void {
   assert.throws(
@@ -317,7 +317,7 @@ describe('canonicalizeKey: properties', () => {
           const k = canonicalizeKey('http://a.com/' + 'p'.repeat(pad) + text);
           assert.ok(k.length <= 2000);
         } catch (e) {
-          assert.ok(e instanceof SearchError);
+          assert.ok(isSearchError(e));
           assert.ok(['KEY_INVALID', 'KEY_TOO_LONG'].includes(e.code));
         }
       }),

@@ -3,7 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ClickStore, normalizeClickQuery } from '../../src/collection/evidence/click-store.js';
+import {
+  ClickStore,
+  normalizeClickQuery,
+  type ClickStoreData,
+} from '../../src/collection/evidence/click-store.js';
 import { parseClickLine } from '../../src/collection/evidence/click-log-files.js';
 import { quantizeClickScore } from '../../src/collection/evidence/collection-evidence.js';
 import {
@@ -57,7 +61,7 @@ describe('ClickStore', () => {
     store.add('a', 'x', T0);
     store.add('a', 'x', T0);
     store.add('b', 'y', T0 - 10 * DAY);
-    const copy = ClickStore.fromData(JSON.parse(JSON.stringify(store.toData())), 30);
+    const copy = ClickStore.fromData(JSON.parse(JSON.stringify(store.toData())) as ClickStoreData, 30);
     assert.deepEqual(copy.evidenceFor('a'), store.evidenceFor('a'));
     assert.deepEqual(copy.evidenceFor('b'), store.evidenceFor('b'));
     assert.equal(copy.asOf, T0);

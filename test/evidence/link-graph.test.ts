@@ -6,7 +6,12 @@ import {
   linksOfStored,
   MAX_ANCHOR_REPEAT,
 } from '../../src/collection/evidence/anchor-text.js';
-import { LinkGraph, MAX_REDIRECT_HOPS, type GraphLink } from '../../src/collection/evidence/link-graph.js';
+import {
+  LinkGraph,
+  MAX_REDIRECT_HOPS,
+  type GraphLink,
+  type LinkGraphData,
+} from '../../src/collection/evidence/link-graph.js';
 
 const texts = (graph: LinkGraph, target: string) =>
   graph
@@ -82,7 +87,7 @@ describe('LinkGraph', () => {
       { target: 'old', text: 'x' },
       { target: 'b', text: 'y' },
     ]);
-    const copy = LinkGraph.fromData(JSON.parse(JSON.stringify(graph.toData())));
+    const copy = LinkGraph.fromData(JSON.parse(JSON.stringify(graph.toData())) as LinkGraphData);
     assert.deepEqual(texts(copy, 'new'), ['a:x']);
     assert.deepEqual(texts(copy, 'b'), ['a:y']);
     assert.throws(
@@ -169,7 +174,7 @@ describe('anchor text', () => {
     ];
     const values = anchorFieldValues(anchors);
     assert.deepEqual(values, [
-      ...Array(MAX_ANCHOR_REPEAT).fill('RFC 2119'),
+      ...new Array<string>(MAX_ANCHOR_REPEAT).fill('RFC 2119'),
       'Key words',
       'Key words',
       'Requirement levels',

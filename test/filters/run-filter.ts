@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { SearchError } from '../../src/errors.js';
+import { isSearchError, type SearchError } from '../../src/errors.js';
 import { runFilterChain } from '../../src/collection/filters/filter-chain.js';
 import type { FilteredDocument } from '../../src/collection/filters/filtered-document.js';
 import type { XmlConfigLike } from '../../src/collection/filters/xml-config-like.js';
@@ -28,14 +28,14 @@ export function runFilters(
 }
 
 /** Asserts that `fn` throws a SearchError with `code`, and returns it for further checks. */
-export function expectSearchError(fn: () => unknown, code: string): SearchError {
+export function expectSearchError(fn: () => unknown, code: string): SearchError<string> {
   let thrown: unknown;
   try {
     fn();
   } catch (e) {
     thrown = e;
   }
-  assert.ok(thrown instanceof SearchError, `expected a SearchError ${code}, got ${String(thrown)}`);
+  assert.ok(isSearchError(thrown), `expected a SearchError ${code}, got ${String(thrown)}`);
   assert.equal(thrown.code, code, thrown.message);
   return thrown;
 }

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import type { VacuumProgress } from '../../src/client/types.js';
 import type { SearchResponse } from '../../src/search/search-service.js';
+import { errorOf } from '../support/response-body.js';
 import {
   VERSIONS,
   addCollectionCfg,
@@ -22,6 +24,7 @@ import {
   testApp,
   type TestApp,
   isAbsent,
+  pushedOf,
 } from './helpers.js';
 import { searchJson } from '../search-http/helpers.js';
 
@@ -86,7 +89,7 @@ for (const v of VERSIONS) {
       for (const c of ['forced', 'plain']) {
         const got = await getDocument(t.app, v, c, key);
         assert.equal(contentOf(got), HTML_AS_TEXT);
-        assert.equal(got.json().pushContent.contentType, 'text/plain');
+        assert.equal(pushedOf(got).contentType, 'text/plain');
       }
     });
 
@@ -109,8 +112,8 @@ for (const v of VERSIONS) {
         const key = `local:refused-${i}`;
         const put = await putDocument(t.app, v, c, key, body, { 'content-type': type ?? 'text/plain' });
         assert.equal(put.statusCode, 400, `${c} ${i}: ${put.body}`);
-        assert.equal(put.json().error, 'FILTER_FAILED');
-        assert.match(put.json().message, filter);
+        assert.equal(errorOf(put).error, 'FILTER_FAILED');
+        assert.match(errorOf(put).message, filter);
         const got = await getDocument(t.app, v, c, key);
         assert.ok(isAbsent(got), `${c} ${i}: refused, so not stored`);
       }
@@ -210,8 +213,8 @@ for (const v of VERSIONS) {
         payload: noDeclaration,
       });
       assert.equal(refused.statusCode, 400, refused.body);
-      assert.equal(refused.json().error, 'FILTER_FAILED');
-      assert.match(refused.json().message, /declaration/);
+      assert.equal(errorOf(refused).error, 'FILTER_FAILED');
+      assert.match(errorOf(refused).message, /declaration/);
       assert.ok(isAbsent(await getDocument(t.app, v, 'c', 'local:refused')));
 
       const plain = await putDocument(t.app, v, 'c', 'local:plain', noDeclaration, {
@@ -248,7 +251,7 @@ for (const v of VERSIONS) {
         url: route(v, 'c', '/vacuum?vacuum-type=RE_INDEX'),
       });
       assert.equal(vacuum.statusCode, 200, vacuum.body);
-      assert.equal(vacuum.json().state, 'DONE');
+      assert.equal(vacuum.json<VacuumProgress>().state, 'DONE');
       const [hit] = await expectHits(t, 'c', 'headline:nebula', [key]);
       assert.deepEqual(hit!.listMetadata.headline, ['Nebula survey results']);
       await expectHits(t, 'c', 'author:hopper', [key]);
@@ -307,8 +310,8 @@ describe('indexer_options in collection.cfg', () => {
       url: route('v1', 'c', '/vacuum?vacuum-type=RE_INDEX'),
     });
     assert.equal(vacuum.statusCode, 200, vacuum.body);
-    assert.equal(vacuum.json().state, 'DONE');
-    assert.equal(vacuum.json().done, 2);
+    assert.equal(vacuum.json<VacuumProgress>().state, 'DONE');
+    assert.equal(vacuum.json<VacuumProgress>().done, 2);
     await expectHits(t, 'c', 'run', []);
     await expectHits(t, 'c', 'jump', []);
     await expectHits(t, 'c', 'running', ['local:a']);
@@ -342,8 +345,8 @@ describe('indexer_options in collection.cfg', () => {
     assert.equal(started.statusCode, 202, started.body);
     let seenRunning = 0;
     for (;;) {
-      const vacuum = (await t.app.inject({ method: 'GET', url: route('v1', 'c', '/state') })).json()
-        .vacuum as { state: string };
+      const { vacuum } = (await state(t.app, 'v1', 'c')).json();
+      assert.ok(vacuum !== undefined, 'the state shows the vacuum');
       // "running" is "run" the old way, which every published document holds until the end.
       const total = (await search(t, 'c', 'running')).resultsSummary.totalMatching;
       if (vacuum.state !== 'RUNNING') break;

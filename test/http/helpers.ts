@@ -1,9 +1,17 @@
 /** Shared set-up of the HTTP suites: a temporary SEARCH_HOME with an app over it. */
+import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type {
+  CommitResponse,
+  DocumentResponse,
+  StateResponse,
+  StoredResponse,
+} from '../../src/client/types.js';
 import { buildApp, type BuildAppOptions, type BuiltApp } from '../../src/http/build-app.js';
+import { jsonOf, type Answer } from '../support/response-body.js';
 
 export const VERSIONS = ['v1', 'v2'] as const;
 
@@ -113,7 +121,7 @@ export function putDocument(
   key: string,
   body: string | Buffer,
   headers: Record<string, string> = { 'content-type': 'text/plain' },
-): Promise<LightMyRequestResponse> {
+): Promise<Answer<StoredResponse>> {
   return app.inject({
     method: 'PUT',
     url: route(version, collection, `/documents${keyQuery(key)}`),
@@ -127,7 +135,7 @@ export function getDocument(
   version: string,
   collection: string,
   key: string,
-): Promise<LightMyRequestResponse> {
+): Promise<Answer<DocumentResponse>> {
   return app.inject({ method: 'GET', url: route(version, collection, `/documents${keyQuery(key)}`) });
 }
 
@@ -136,7 +144,7 @@ export function commit(
   version: string,
   collection: string,
   wait = true,
-): Promise<LightMyRequestResponse> {
+): Promise<Answer<CommitResponse>> {
   return app.inject({
     method: 'POST',
     url: route(version, collection, `/commit${wait ? '' : '?wait=false'}`),
@@ -147,7 +155,7 @@ export function state(
   app: FastifyInstance,
   version: string,
   collection: string,
-): Promise<LightMyRequestResponse> {
+): Promise<Answer<StateResponse>> {
   return app.inject({ method: 'GET', url: route(version, collection, '/state') });
 }
 
@@ -201,10 +209,14 @@ export function isAbsent(
   return body.pushContent === null;
 }
 
+/** The pushed content of a document GET; the test fails when no document is at the key. */
+export function pushedOf(response: { body: string }): NonNullable<DocumentResponse['pushContent']> {
+  const { pushContent } = jsonOf<DocumentResponse>(response);
+  assert.ok(pushContent !== null, `no document at the key: ${response.body}`);
+  return pushContent;
+}
+
 /** The content of a GET response, decoded from base64. */
-export function contentOf(response: LightMyRequestResponse): string {
-  return Buffer.from(
-    response.json<{ pushContent: { content: string } }>().pushContent.content,
-    'base64',
-  ).toString('utf8');
+export function contentOf(response: { body: string }): string {
+  return Buffer.from(pushedOf(response).content, 'base64').toString('utf8');
 }

@@ -11,7 +11,9 @@ import { describe, it } from 'node:test';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
-import { addCollectionCfg, keyQuery, tempHome, isAbsent } from './helpers.js';
+import type { StateResponse } from '../../src/client/types.js';
+import { addCollectionCfg, keyQuery, tempHome, isAbsent, pushedOf } from './helpers.js';
+import { jsonOf } from '../support/response-body.js';
 import { putUntilKilled, requestAsAdmin, spawnServer } from '../support/server-process.js';
 
 describe('kill -9 during concurrent PUTs', () => {
@@ -49,11 +51,7 @@ describe('kill -9 during concurrent PUTs', () => {
             `/push-api/v1/collections/c/documents${keyQuery(key)}`,
           );
           assert.equal(got.status, 200, `${key} was acknowledged but is missing`);
-          assert.equal(
-            Buffer.from(JSON.parse(got.body).pushContent.content, 'base64').toString(),
-            content,
-            key,
-          );
+          assert.equal(Buffer.from(pushedOf(got).content, 'base64').toString(), content, key);
         }
         let failedPresent = 0;
         for (const [key, content] of failed) {
@@ -67,7 +65,7 @@ describe('kill -9 during concurrent PUTs', () => {
           if (!isAbsent(got)) {
             failedPresent++;
             assert.equal(
-              Buffer.from(JSON.parse(got.body).pushContent.content, 'base64').toString(),
+              Buffer.from(pushedOf(got).content, 'base64').toString(),
               content,
               `${key} is half there`,
             );
@@ -78,8 +76,8 @@ describe('kill -9 during concurrent PUTs', () => {
         );
         const commit = await requestAsAdmin(second.port, agent2, 'POST', '/push-api/v1/collections/c/commit');
         assert.equal(commit.status, 200, commit.body);
-        const state = JSON.parse(
-          (await requestAsAdmin(second.port, agent2, 'GET', '/push-api/v1/collections/c/state')).body,
+        const state = jsonOf<StateResponse>(
+          await requestAsAdmin(second.port, agent2, 'GET', '/push-api/v1/collections/c/state'),
         );
         assert.equal(state.documents, acked.size + failedPresent);
         assert.equal(state.stagedChanges, 0);

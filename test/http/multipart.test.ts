@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { SearchError } from '../../src/errors.js';
+import { isSearchError } from '../../src/errors.js';
 import { readContentAndMetadata, parseMetadataJson } from '../../src/http/content-and-metadata.js';
 import { multipartBoundary, parseMultipart } from '../../src/http/multipart.js';
 import { multipartBody } from './helpers.js';
@@ -10,7 +10,7 @@ function code(fn: () => unknown): string {
   try {
     fn();
   } catch (error) {
-    assert.ok(error instanceof SearchError, String(error));
+    assert.ok(isSearchError(error), String(error));
     return error.code;
   }
   assert.fail('expected a SearchError');

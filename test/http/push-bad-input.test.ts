@@ -17,6 +17,14 @@ import {
   type TestApp,
   isAbsent,
 } from './helpers.js';
+import { errorOf } from '../support/response-body.js';
+
+/** The fields of a push.log line (pino JSON) that these tests read. */
+interface PushLogEntry {
+  requestId?: string;
+  collection?: string;
+  err?: { message: string; stack?: unknown };
+}
 
 /** Every error answer has exactly the documented shape and never a stack trace. */
 function assertError(response: LightMyRequestResponse, status: number, code: string): void {
@@ -386,14 +394,15 @@ describe('errors that are ours', () => {
       });
       assertError(response, 500, 'INTERNAL');
       assert.doesNotMatch(response.body, /secret|passwd/);
-      assert.match(response.json().message, /req-500/);
+      assert.match(errorOf(response).message, /req-500/);
       const log = readFileSync(join(t.home, 'web', 'log', 'push.log'), 'utf8')
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line));
-      const entry = log.find((e: { requestId?: string }) => e.requestId === 'req-500');
+        .map((line) => JSON.parse(line) as PushLogEntry);
+      const entry = log.find((e) => e.requestId === 'req-500');
       assert.ok(entry, 'push.log has the request');
       assert.equal(entry.collection, 'c');
+      assert.ok(entry.err, 'with the error');
       assert.match(entry.err.message, /secret detail/);
       assert.equal(typeof entry.err.stack, 'string');
     } finally {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import type { Snapshot, StateResponse, VacuumProgress } from '../../src/client/types.js';
+import { errorOf, type SnapshotList } from '../support/response-body.js';
 import {
   VERSIONS,
   commit,
@@ -40,7 +42,7 @@ for (const v of VERSIONS) {
 
       const stop = await t.app.inject({ method: 'POST', url: route(v, 'c', '/state/stop') });
       assert.equal(stop.statusCode, 200, stop.body);
-      assert.equal(stop.json().state, 'STOPPED');
+      assert.equal(stop.json<StateResponse>().state, 'STOPPED');
       assert.equal((await state(t.app, v, 'c')).json().state, 'STOPPED');
 
       // Any other push request starts it again, on the durable staged change.
@@ -72,7 +74,7 @@ for (const v of VERSIONS) {
 
       const bad = await t.app.inject({ method: 'POST', url: route(v, 'c', '/commit?wait=perhaps') });
       assert.equal(bad.statusCode, 400);
-      assert.equal(bad.json().error, 'PARAMETER_INVALID');
+      assert.equal(errorOf(bad).error, 'PARAMETER_INVALID');
     });
 
     it('auto-commit after push.auto-commit.max-changes changes', async () => {
@@ -113,8 +115,9 @@ for (const v of VERSIONS) {
       }
       const merge = await t.app.inject({ method: 'POST', url: route(v, 'c', '/vacuum?vacuum-type=MERGE') });
       assert.equal(merge.statusCode, 200, merge.body);
-      assert.equal(merge.json().type, 'MERGE');
-      assert.equal(merge.json().state, 'DONE');
+      const merged = merge.json<VacuumProgress>();
+      assert.equal(merged.type, 'MERGE');
+      assert.equal(merged.state, 'DONE');
       assert.equal((await state(t.app, v, 'c')).json().generations, 1);
 
       const reindex = await t.app.inject({
@@ -122,20 +125,20 @@ for (const v of VERSIONS) {
         url: route(v, 'c', '/vacuum?vacuum-type=RE_INDEX&wait=false'),
       });
       assert.equal(reindex.statusCode, 202, reindex.body);
-      assert.equal(reindex.json().type, 'RE_INDEX');
+      assert.equal(reindex.json<VacuumProgress>().type, 'RE_INDEX');
       await waitFor('RE_INDEX', async () => (await state(t.app, v, 'c')).json().vacuum?.state === 'DONE');
       const view = (await state(t.app, v, 'c')).json();
-      assert.equal(view.vacuum.done, 3);
+      assert.equal(view.vacuum?.done, 3);
       assert.equal(view.documents, 3);
       assert.equal(contentOf(await getDocument(t.app, v, 'c', 'local:1')), 'doc 1');
 
       for (const query of ['?vacuum-type=SHRINK', '']) {
-        const bad: { statusCode: number; json: () => { error: string } } = await t.app.inject({
+        const bad = await t.app.inject({
           method: 'POST',
           url: route(v, 'c', `/vacuum${query}`),
         });
         assert.equal(bad.statusCode, 400, query);
-        assert.equal(bad.json().error, 'PARAMETER_INVALID');
+        assert.equal(errorOf(bad).error, 'PARAMETER_INVALID');
       }
     });
 
@@ -145,29 +148,30 @@ for (const v of VERSIONS) {
       await commit(t.app, v, 'c');
       const created = await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/backup-1') });
       assert.equal(created.statusCode, 200, created.body);
-      assert.equal(created.json().name, 'backup-1');
-      assert.equal(created.json().documents, 1);
+      assert.equal(created.json<Snapshot>().name, 'backup-1');
+      assert.equal(created.json<Snapshot>().documents, 1);
       assert.ok(existsSync(join(t.home, 'data', 'c', 'snapshot', 'backup-1')));
 
       const list = await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') });
       assert.equal(list.statusCode, 200);
       assert.deepEqual(
-        list.json().snapshots.map((s: { name: string }) => s.name),
+        list.json<SnapshotList>().snapshots.map((s) => s.name),
         ['backup-1'],
       );
 
       const again = await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/backup-1') });
       assert.equal(again.statusCode, 409);
-      assert.equal(again.json().error, 'SNAPSHOT_EXISTS');
+      assert.equal(errorOf(again).error, 'SNAPSHOT_EXISTS');
 
       const deleted = await t.app.inject({ method: 'DELETE', url: route(v, 'c', '/snapshot/backup-1') });
       assert.equal(deleted.statusCode, 200);
       assert.equal(existsSync(join(t.home, 'data', 'c', 'snapshot', 'backup-1')), false);
       const gone = await t.app.inject({ method: 'DELETE', url: route(v, 'c', '/snapshot/backup-1') });
       assert.equal(gone.statusCode, 404);
-      assert.equal(gone.json().error, 'SNAPSHOT_NOT_FOUND');
+      assert.equal(errorOf(gone).error, 'SNAPSHOT_NOT_FOUND');
       assert.deepEqual(
-        (await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') })).json().snapshots,
+        (await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') })).json<SnapshotList>()
+          .snapshots,
         [],
       );
     });
@@ -186,7 +190,7 @@ for (const v of VERSIONS) {
 
       const running = await t.app.inject({ method: 'POST', url: route(v, 'c', '/restore/from-snapshot/s1') });
       assert.equal(running.statusCode, 409);
-      assert.equal(running.json().error, 'WRONG_STATE');
+      assert.equal(errorOf(running).error, 'WRONG_STATE');
 
       await t.app.inject({ method: 'POST', url: route(v, 'c', '/state/stop') });
       const missing = await t.app.inject({
@@ -223,7 +227,8 @@ for (const v of VERSIONS) {
       await commit(t.app, v, 'c');
 
       assert.equal(
-        (await t.app.inject({ method: 'POST', url: route(v, 'c', '/state/stop') })).json().state,
+        (await t.app.inject({ method: 'POST', url: route(v, 'c', '/state/stop') })).json<StateResponse>()
+          .state,
         'STOPPED',
       );
       const snapshot = join(t.home, 'data', 'c', 'snapshot', 's1');

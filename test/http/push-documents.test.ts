@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { StoredResponse } from '../../src/client/types.js';
+import { errorOf } from '../support/response-body.js';
 import {
   VERSIONS,
   commit,
@@ -12,6 +14,7 @@ import {
   testApp,
   type TestApp,
   isAbsent,
+  pushedOf,
 } from './helpers.js';
 
 interface DocumentBody {
@@ -104,7 +107,7 @@ for (const v of VERSIONS) {
       });
       assert.equal(put.statusCode, 200, put.body);
       const got = await getDocument(t.app, v, 'docs', 'local:binary');
-      assert.deepEqual(Buffer.from(got.json().pushContent.content, 'base64'), bytes);
+      assert.deepEqual(Buffer.from(pushedOf(got).content, 'base64'), bytes);
 
       const json = await putDocument(t.app, v, 'docs', 'local:json', '{"title": "a json document"}', {
         'content-type': 'application/json',
@@ -124,7 +127,7 @@ for (const v of VERSIONS) {
       });
       assert.equal(put.statusCode, 200, put.body);
       assert.equal(
-        (await getDocument(t.app, v, 'docs', 'local:no-type')).json().pushContent.contentType,
+        pushedOf(await getDocument(t.app, v, 'docs', 'local:no-type')).contentType,
         'application/octet-stream',
       );
 
@@ -147,7 +150,7 @@ for (const v of VERSIONS) {
 
       const tooLong = await putDocument(t.app, v, 'docs', k2000 + 'b', 'long');
       assert.equal(tooLong.statusCode, 400);
-      assert.equal(tooLong.json().error, 'KEY_TOO_LONG');
+      assert.equal(errorOf(tooLong).error, 'KEY_TOO_LONG');
       assert.equal((await getDocument(t.app, v, 'docs', k2000 + 'b')).statusCode, 400);
 
       const fragment = await putDocument(t.app, v, 'docs', 'http://frag.example/page#section-2', 'fragment');
@@ -160,8 +163,8 @@ for (const v of VERSIONS) {
 
       const noScheme = await putDocument(t.app, v, 'docs', 'example.com/page', 'x');
       assert.equal(noScheme.statusCode, 400);
-      assert.equal(noScheme.json().error, 'KEY_INVALID');
-      assert.match(noScheme.json().message, /scheme/);
+      assert.equal(errorOf(noScheme).error, 'KEY_INVALID');
+      assert.match(errorOf(noScheme).message, /scheme/);
 
       const missing = await t.app.inject({
         method: 'PUT',
@@ -170,7 +173,7 @@ for (const v of VERSIONS) {
         headers: { 'content-type': 'text/plain' },
       });
       assert.equal(missing.statusCode, 400);
-      assert.equal(missing.json().error, 'KEY_MISSING');
+      assert.equal(errorOf(missing).error, 'KEY_MISSING');
     });
 
     it('GET of an absent key is 200 with pushContent null (as the original answers)', async () => {
@@ -187,7 +190,7 @@ for (const v of VERSIONS) {
         url: route(v, 'docs', `/documents${keyQuery('local:to-delete')}`),
       });
       assert.equal(del.statusCode, 200, del.body);
-      assert.deepEqual(del.json().storedKeys, ['local:to-delete']);
+      assert.deepEqual(del.json<StoredResponse>().storedKeys, ['local:to-delete']);
       assert.ok(isAbsent(await getDocument(t.app, v, 'docs', 'local:to-delete')));
       await commit(t.app, v, 'docs');
       assert.ok(isAbsent(await getDocument(t.app, v, 'docs', 'local:to-delete')));
@@ -197,7 +200,7 @@ for (const v of VERSIONS) {
         url: route(v, 'docs', `/documents${keyQuery('local:never-there#x')}`),
       });
       assert.equal(absent.statusCode, 200);
-      assert.deepEqual(absent.json().storedKeys, ['local:never-there']);
+      assert.deepEqual(absent.json<StoredResponse>().storedKeys, ['local:never-there']);
     });
 
     it('redirects: PUT makes the key a redirect to the target, DELETE removes it', async () => {
@@ -211,7 +214,7 @@ for (const v of VERSIONS) {
         ),
       });
       assert.equal(put.statusCode, 200, put.body);
-      assert.deepEqual(put.json().storedKeys, ['http://site.example/old']);
+      assert.deepEqual(put.json<StoredResponse>().storedKeys, ['http://site.example/old']);
       await commit(t.app, v, 'docs');
       const got = await getDocument(t.app, v, 'docs', 'http://site.example/old');
       assert.equal(got.statusCode, 200);
@@ -232,13 +235,13 @@ for (const v of VERSIONS) {
         url: route(v, 'docs', `/redirects${keyQuery('http://site.example/a')}`),
       });
       assert.equal(noTarget.statusCode, 400);
-      assert.equal(noTarget.json().error, 'PARAMETER_INVALID');
+      assert.equal(errorOf(noTarget).error, 'PARAMETER_INVALID');
       const badTarget = await t.app.inject({
         method: 'PUT',
         url: route(v, 'docs', `/redirects${keyQuery('http://site.example/a', { target: 'no scheme' })}`),
       });
       assert.equal(badTarget.statusCode, 400);
-      assert.equal(badTarget.json().error, 'KEY_INVALID');
+      assert.equal(errorOf(badTarget).error, 'KEY_INVALID');
 
       const del = await t.app.inject({
         method: 'DELETE',
@@ -280,7 +283,7 @@ for (const v of VERSIONS) {
           payload: body,
         });
         assert.equal(response.statusCode, 200, response.body);
-        assert.deepEqual(response.json().storedKeys, [key]);
+        assert.deepEqual(response.json<StoredResponse>().storedKeys, [key]);
         const got = (await getDocument(t.app, v, 'docs', key)).json<DocumentBody>();
         assert.equal(Buffer.from(got.pushContent.content, 'base64').toString(), '<p>hello</p>');
         assert.equal(got.pushContent.contentType, 'text/html');
@@ -323,7 +326,7 @@ for (const v of VERSIONS) {
         payload: 'x',
       });
       assert.equal(bad.statusCode, 400);
-      assert.equal(bad.json().error, 'FILTER_UNKNOWN');
+      assert.equal(errorOf(bad).error, 'FILTER_UNKNOWN');
       assert.ok(isAbsent(await getDocument(t.app, v, 'docs', 'local:bad-filter')));
     });
 

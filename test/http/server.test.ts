@@ -14,6 +14,7 @@ import {
   waitFor,
   writeGlobalCfg,
 } from './helpers.js';
+import { errorOf } from '../support/response-body.js';
 
 interface Answer {
   status: number;
@@ -165,7 +166,7 @@ describe('the push API over a real socket', () => {
           body: Buffer.alloc(200_000, 0x61),
         });
         assert.equal(declared.status, 413);
-        assert.equal(JSON.parse(declared.body).error, 'BODY_TOO_LARGE');
+        assert.equal(errorOf(declared.body).error, 'BODY_TOO_LARGE');
 
         const chunked = await new Promise<Answer>((resolve, reject) => {
           const request = http.request(
@@ -196,7 +197,7 @@ describe('the push API over a real socket', () => {
           request.end();
         });
         assert.equal(chunked.status, 413);
-        assert.equal(JSON.parse(chunked.body).error, 'BODY_TOO_LARGE');
+        assert.equal(errorOf(chunked.body).error, 'BODY_TOO_LARGE');
 
         assert.ok(isAbsent(await send(url)), 'nothing stored');
         const ok = await send(url, {

@@ -14,7 +14,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import type { StateResponse } from '../../src/client/types.js';
 import { SearchIndex } from '../../src/index/search-index.js';
+import { errorOf } from '../support/response-body.js';
 import {
   VERSIONS,
   addCollectionCfg,
@@ -126,7 +128,7 @@ describe('collection state machine', () => {
 
       const refused = await getDocument(t.app, v, 'c', 'local:1');
       assert.equal(refused.statusCode, 503, refused.body);
-      assert.equal(refused.json().error, 'COLLECTION_FAILED');
+      assert.equal(errorOf(refused).error, 'COLLECTION_FAILED');
       for (const version of VERSIONS) {
         const failed = await stateOf(t, version);
         assert.equal(failed.state, 'FAILED');
@@ -165,7 +167,7 @@ describe('collection state machine', () => {
 
     const stopped = await t.app.inject({ method: 'POST', url: route('v1', 'c', '/state/stop') });
     assert.equal(stopped.statusCode, 200, stopped.body);
-    assert.equal(stopped.json().state, 'STOPPED');
+    assert.equal(stopped.json<StateResponse>().state, 'STOPPED');
     const after = await stateOf(t, 'v2');
     assert.equal(after.state, 'STOPPED');
     assert.equal(after.reason, undefined);
@@ -213,7 +215,7 @@ describe('collection state machine', () => {
       closing.release();
       const stopped = await stop;
       assert.equal(stopped.statusCode, 200, stopped.body);
-      assert.equal(stopped.json().state, 'STOPPED');
+      assert.equal(stopped.json<StateResponse>().state, 'STOPPED');
     } finally {
       closing.restore();
     }
@@ -269,7 +271,7 @@ describe('collection state machine', () => {
         t.app.inject({ method: 'POST', url: route(v, 'c', '/state/stop') }),
       );
       assert.equal(stopped.result.statusCode, 200);
-      assert.equal(stopped.result.json().state, 'STOPPED');
+      assert.equal(stopped.result.json<StateResponse>().state, 'STOPPED');
       assertForward(stopped.seen, STOP_ORDER, `stop ${round}`);
       assert.equal((await stateOf(t, v)).state, 'STOPPED');
       if (stopped.seen.includes('STOPPING')) stopping++;

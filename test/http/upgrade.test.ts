@@ -17,17 +17,18 @@ import {
   waitFor,
   isAbsent,
 } from './helpers.js';
+import type { UpgradeResponse } from '../../src/client/types.js';
+import { errorOf } from '../support/response-body.js';
 
 for (const v of VERSIONS) {
   describe(`push API ${v}: upgrade preparation`, () => {
     it('status is 503 before prepare; after it writes answer 503 with Retry-After, reads still work, staged changes are committed', async () => {
       const t = await testApp(['c']);
       try {
-        const status = (): Promise<{ statusCode: number; json: () => { state?: string; error?: string } }> =>
-          t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare/status` });
+        const status = () => t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare/status` });
         const before = await status();
         assert.equal(before.statusCode, 503);
-        assert.equal(before.json().error, 'UPGRADE_NOT_STARTED');
+        assert.equal(errorOf(before).error, 'UPGRADE_NOT_STARTED');
 
         await putDocument(t.app, v, 'c', 'local:committed', 'committed');
         await commit(t.app, v, 'c');
@@ -39,8 +40,8 @@ for (const v of VERSIONS) {
 
         const prepare = await t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` });
         assert.equal(prepare.statusCode, 200, prepare.body);
-        assert.ok(['IN_PROGRESS', 'PREPARED'].includes(prepare.json().state));
-        await waitFor('PREPARED', async () => (await status()).json().state === 'PREPARED');
+        assert.ok(['IN_PROGRESS', 'PREPARED'].includes(prepare.json<UpgradeResponse>().state));
+        await waitFor('PREPARED', async () => (await status()).json<UpgradeResponse>().state === 'PREPARED');
         // Preparation committed what was staged.
         assert.equal((await getDocument(t.app, v, 'c', 'local:staged')).json().committed, true);
 
@@ -94,7 +95,7 @@ for (const v of VERSIONS) {
         ];
         for (const response of writes) {
           assert.equal(response.statusCode, 503, response.body);
-          assert.equal(response.json().error, 'UPGRADE_PREPARING');
+          assert.equal(errorOf(response).error, 'UPGRADE_PREPARING');
           assert.equal(response.headers['retry-after'], '60');
         }
         assert.ok(isAbsent(await getDocument(t.app, v, 'c', 'local:refused')));
@@ -112,7 +113,9 @@ for (const v of VERSIONS) {
         assert.equal((await state(t.app, v, 'c')).statusCode, 200);
         // Prepare again is harmless.
         assert.equal(
-          (await t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` })).json().state,
+          (
+            await t.app.inject({ method: 'POST', url: `/push-api/${v}/upgrade/prepare` })
+          ).json<UpgradeResponse>().state,
           'PREPARED',
         );
       } finally {

@@ -19,6 +19,8 @@ import {
   testApp,
   type TestApp,
 } from './helpers.js';
+import type { Snapshot } from '../../src/client/types.js';
+import type { SnapshotList } from '../support/response-body.js';
 
 /** PUTs `count` small documents, 64 requests at a time (the journal groups their fsyncs). */
 async function putMany(t: TestApp, v: string, count: number): Promise<void> {
@@ -123,7 +125,7 @@ describe('vacuum progress and snapshots', () => {
       // The re-indexed collection is whole.
       const after = (await state(t.app, v, 'c')).json();
       assert.equal(after.documents, N);
-      assert.equal(after.vacuum.state, 'DONE', 'the last vacuum stays in the state');
+      assert.equal(after.vacuum?.state, 'DONE', 'the last vacuum stays in the state');
       assert.equal(
         contentOf(await getDocument(t.app, v, 'c', `local:doc-${N - 1}`)),
         `document number ${N - 1} about vacuum progress`,
@@ -141,7 +143,7 @@ describe('vacuum progress and snapshots', () => {
       }
       const created = await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/s1') });
       assert.equal(created.statusCode, 200, created.body);
-      assert.equal(created.json().documents, 3);
+      assert.equal(created.json<Snapshot>().documents, 3);
 
       const live = join(t.home, 'data', 'c', 'live');
       const snapshot = join(t.home, 'data', 'c', 'snapshot', 's1');
@@ -159,10 +161,11 @@ describe('vacuum progress and snapshots', () => {
         hashes.set(name, sha256(join(snapshot, name)));
         bytes += inSnapshot.size;
       }
-      const listed = (await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') })).json()
-        .snapshots;
+      const listed = (
+        await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') })
+      ).json<SnapshotList>().snapshots;
       assert.equal(listed.length, 1);
-      assert.equal(listed[0].bytes, bytes, 'the listing counts the files of the snapshot');
+      assert.equal(listed[0]?.bytes, bytes, 'the listing counts the files of the snapshot');
 
       // Live moves on: a change, a commit, and a MERGE that deletes the old generations' files from live/.
       assert.equal(
@@ -178,8 +181,8 @@ describe('vacuum progress and snapshots', () => {
       for (const name of files)
         assert.equal(sha256(join(snapshot, name)), hashes.get(name), `${name} changed in the snapshot`);
       assert.equal(
-        (await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') })).json().snapshots[0]
-          .documents,
+        (await t.app.inject({ method: 'GET', url: route(v, 'c', '/snapshot') })).json<SnapshotList>()
+          .snapshots[0]?.documents,
         3,
       );
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
-import { CorruptIndexError, SearchError } from '../../src/errors.js';
+import { CorruptIndexError, SearchError, isSearchError } from '../../src/errors.js';
 import { KEY_FIELD } from '../../src/index/document.js';
 import type { LiveGeneration } from '../../src/index/generation/live-generation.js';
 import { mergeGenerations } from '../../src/index/generation/merge-generations.js';
@@ -336,7 +336,7 @@ describe('SearchIndex', () => {
       index.put(doc('http://x/staged', 'staged only'));
       const merge = index.forceMerge().then(
         () => 'finished',
-        (error: unknown) => (error instanceof SearchError ? error.code : String(error)),
+        (error: unknown) => (isSearchError(error) ? error.code : String(error)),
       );
       // Closed while the merge runs: from its start event, not after a guessed delay.
       await merging;

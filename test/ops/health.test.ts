@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import type { SearchResponse } from '../../src/client/types.js';
 import { commit, putDocument, route, state, testApp, type TestApp } from '../http/helpers.js';
+import { errorOf } from '../support/response-body.js';
 import { parsePromText, valueOf } from './prom-text.js';
 
 describe('GET /health and GET /ready', () => {
@@ -51,7 +53,7 @@ describe('GET /health and GET /ready', () => {
 
     const refused = await putDocument(t.app, 'v1', 'broken', 'local:new', 'apple');
     assert.equal(refused.statusCode, 503, refused.body);
-    assert.equal(refused.json().error, 'COLLECTION_FAILED');
+    assert.equal(errorOf(refused).error, 'COLLECTION_FAILED');
     assert.equal((await state(t.app, 'v1', 'broken')).json().state, 'FAILED');
 
     const notReady = await t.app.inject({ method: 'GET', url: '/ready' });
@@ -76,7 +78,7 @@ describe('GET /health and GET /ready', () => {
       url: '/s/search.json?collection=fine&query=apple&num_ranks=100',
     });
     assert.equal(search.statusCode, 200, search.body);
-    assert.equal(search.json().response.resultPacket.resultsSummary.totalMatching, 6);
+    assert.equal(search.json<SearchResponse>().response.resultPacket.resultsSummary.totalMatching, 6);
 
     const metrics = parsePromText((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
     assert.equal(

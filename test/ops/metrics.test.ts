@@ -15,6 +15,7 @@ import {
   writeGlobalCfg,
   type TestApp,
 } from '../http/helpers.js';
+import { errorOf } from '../support/response-body.js';
 import { parsePromText, valueOf, type PromText } from './prom-text.js';
 
 async function scrape(app: FastifyInstance, headers: Record<string, string> = {}): Promise<PromText> {
@@ -185,7 +186,7 @@ describe('GET /metrics', () => {
     const t = await app(['docs'], { global: ['metrics.public=false'] });
     const anonymous = await t.app.inject({ method: 'GET', url: '/metrics' });
     assert.equal(anonymous.statusCode, 401, anonymous.body);
-    assert.equal(anonymous.json().error, 'UNAUTHENTICATED');
+    assert.equal(errorOf(anonymous).error, 'UNAUTHENTICATED');
     const text = await scrape(t.app, { authorization: ADMIN_AUTH });
     assert.equal(valueOf(text, REQUESTS, { route: '/metrics', status: '401' }), 1);
     // Health probes stay public.

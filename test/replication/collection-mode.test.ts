@@ -8,7 +8,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { addCollectionCfg, keyQuery, testApp, waitFor, type TestApp } from '../http/helpers.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { DocumentResponse, Snapshot, StateResponse } from '../../src/client/types.js';
+import type { SYNC_STATE_RESPONSE } from '../../src/http/push-api/replication-api.js';
+import { addCollectionCfg, keyQuery, state, testApp, waitFor, type TestApp } from '../http/helpers.js';
+import { errorOf } from '../support/response-body.js';
+
+/** The answer of the sync API's state, stop and start. */
+type SyncState = FromSchema<typeof SYNC_STATE_RESPONSE>;
 
 const SECRET = 'mode test secret 0123456789abcdef';
 const GLOBAL = [`server_secret=${SECRET}`, 'push.worker-thread-count=1'];
@@ -74,10 +81,10 @@ describe('collection modes and the sync API', () => {
     const qp = await queryProcessor(url);
     await waitFor('the first sync', async () => (await syncState(qp)).state === 'IN_SYNC');
     assert.deepEqual(await keys(qp, 'apple'), ['local:a', 'local:b']);
-    const state = (await qp.app.inject({ method: 'GET', url: '/push-api/v1/collections/c/state' })).json();
-    assert.equal(state.mode, 'SLAVE');
-    assert.equal(state.master, url);
-    assert.equal(state.documents, 2);
+    const served = (await state(qp.app, 'v1', 'c')).json();
+    assert.equal(served.mode, 'SLAVE');
+    assert.equal(served.master, url);
+    assert.equal(served.documents, 2);
 
     for (const [method, path] of [
       ['PUT', `/documents${keyQuery('local:c')}`],
@@ -94,26 +101,26 @@ describe('collection modes and the sync API', () => {
         ...(method === 'PUT' ? { payload: 'refused' } : {}),
       });
       assert.equal(answer.statusCode, 409, `${method} ${path}: ${answer.body}`);
-      assert.equal(answer.json().error, 'COLLECTION_READ_ONLY');
-      assert.match(answer.json().message, new RegExp(`master at ${url.replace(/\./g, '\\.')}`));
+      assert.equal(errorOf(answer).error, 'COLLECTION_READ_ONLY');
+      assert.match(errorOf(answer).message, new RegExp(`master at ${url.replace(/\./g, '\\.')}`));
     }
     // Reads work: a committed document by key, and a snapshot of the installed state.
     const got = await qp.app.inject({
       method: 'GET',
       url: `/push-api/v1/collections/c/documents${keyQuery('local:a')}`,
     });
-    assert.equal(got.json().committed, true);
+    assert.equal(got.json<DocumentResponse>().committed, true);
     const snapshot = await qp.app.inject({ method: 'PUT', url: '/push-api/v1/collections/c/snapshot/s1' });
     assert.equal(snapshot.statusCode, 200, snapshot.body);
-    assert.equal(snapshot.json().documents, 2);
+    assert.equal(snapshot.json<Snapshot>().documents, 2);
 
     // The sync stops and starts through the API; a stopped sync misses the master's commits.
     const stopped = await qp.app.inject({
       method: 'POST',
       url: '/push-api/v1/sync/collections/c/state/stop',
     });
-    assert.equal(stopped.json().state, 'STOPPED');
-    assert.equal(stopped.json().reason, 'stopped through the sync API');
+    assert.equal(stopped.json<SyncState>().state, 'STOPPED');
+    assert.equal(stopped.json<SyncState>().reason, 'stopped through the sync API');
     await push(master, { 'local:c': 'apple crumble' });
     assert.deepEqual(await keys(qp, 'apple'), ['local:a', 'local:b']);
     const started = await qp.app.inject({
@@ -133,7 +140,7 @@ describe('collection modes and the sync API', () => {
       url: '/push-api/v1/collections/c/mode?mode=DEFAULT',
     });
     assert.equal(promoted.statusCode, 200, promoted.body);
-    assert.equal(promoted.json().mode, 'DEFAULT');
+    assert.equal(promoted.json<StateResponse>().mode, 'DEFAULT');
     await push(qp, { 'local:d': 'apple sauce' });
     assert.deepEqual(await keys(qp, 'apple'), ['local:a', 'local:b', 'local:c', 'local:d']);
     assert.equal(existsSync(join(qp.home, 'data', 'c', 'replica')), false, 'the replica folder is removed');
@@ -142,7 +149,7 @@ describe('collection modes and the sync API', () => {
       url: '/push-api/v1/sync/collections/c/state/start',
     });
     assert.equal(refused.statusCode, 409);
-    assert.equal(refused.json().error, 'WRONG_STATE');
+    assert.equal(errorOf(refused).error, 'WRONG_STATE');
   });
 
   it("clicks on a query processor's results reach its master's click log, once", async () => {
@@ -189,15 +196,15 @@ describe('collection modes and the sync API', () => {
       url: '/push-api/v1/collections/c/mode?mode=SLAVE',
     });
     assert.equal(slave.statusCode, 200, slave.body);
-    assert.equal(slave.json().mode, 'SLAVE');
+    assert.equal(slave.json<StateResponse>().mode, 'SLAVE');
     const refused = await master.app.inject({
       method: 'PUT',
       url: `/push-api/v1/collections/c/documents${keyQuery('local:c')}`,
       headers: { 'content-type': 'text/plain' },
       payload: 'x',
     });
-    assert.equal(refused.json().error, 'COLLECTION_READ_ONLY');
-    assert.match(refused.json().message, /push\.replication\.master-url is not set/);
+    assert.equal(errorOf(refused).error, 'COLLECTION_READ_ONLY');
+    assert.match(errorOf(refused).message, /push\.replication\.master-url is not set/);
     // Without a master nothing is served yet; back to DEFAULT, both documents are there (the staged one committed).
     const back = await master.app.inject({
       method: 'POST',
@@ -216,7 +223,7 @@ describe('collection modes and the sync API', () => {
     assert.equal(view.lastSyncedGeneration, null);
     const ready = await qp.app.inject({ method: 'GET', url: '/ready?max-lag-seconds=60' });
     assert.equal(ready.statusCode, 503, ready.body);
-    assert.equal(ready.json().collections[0].state, 'LAGGING');
+    assert.equal(ready.json<{ collections: { state: string }[] }>().collections[0]?.state, 'LAGGING');
     assert.equal(
       (await qp.app.inject({ method: 'GET', url: '/ready' })).statusCode,
       200,
@@ -235,9 +242,7 @@ describe('collection modes and the sync API', () => {
     addCollectionCfg(master.home, 'c', ['push.run=false']);
     await waitFor(
       'the admin collection to stop',
-      async () =>
-        (await master.app.inject({ method: 'GET', url: '/push-api/v1/collections/c/state' })).json().state ===
-        'STOPPED',
+      async () => (await state(master.app, 'v1', 'c')).json().state === 'STOPPED',
     );
     const put = await master.app.inject({
       method: 'PUT',
@@ -246,13 +251,10 @@ describe('collection modes and the sync API', () => {
       payload: 'melon',
     });
     assert.equal(put.statusCode, 409);
-    assert.equal(put.json().error, 'COLLECTION_DISABLED');
-    assert.match(put.json().message, /push\.run=false/);
+    assert.equal(errorOf(put).error, 'COLLECTION_DISABLED');
+    assert.match(errorOf(put).message, /push\.run=false/);
     assert.deepEqual(await keys(master, 'melon'), ['local:a'], 'the admin still answers searches');
-    const state = (
-      await master.app.inject({ method: 'GET', url: '/push-api/v1/collections/c/state' })
-    ).json();
-    assert.equal(state.state, 'STOPPED', 'searching did not start it');
+    assert.equal((await state(master.app, 'v1', 'c')).json().state, 'STOPPED', 'searching did not start it');
     await waitFor(
       'the query processor refused',
       async () => {
@@ -268,7 +270,7 @@ describe('collection modes and the sync API', () => {
     assert.match(String((await syncState(qp)).reason), /push\.run=false/);
     assert.deepEqual(await keys(qp, 'melon'), ['local:a'], 'the query processor still answers searches');
     const start = await qp.app.inject({ method: 'POST', url: '/push-api/v1/sync/collections/c/state/start' });
-    assert.equal(start.json().error, 'COLLECTION_DISABLED');
+    assert.equal(errorOf(start).error, 'COLLECTION_DISABLED');
     assert.deepEqual(
       readdirSync(join(qp.home, 'data', 'c', 'replica', 'staging')),
       [],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { SearchError } from '../../src/errors.js';
+import { isSearchError } from '../../src/errors.js';
 import { statusForCode } from '../../src/error-status.js';
 import { replicationRoutes, type ReplicationRoutesOptions } from '../../src/http/replication-routes.js';
 import { REPLICATION_PREFIX } from '../../src/replication/sync-client.js';
@@ -38,12 +38,11 @@ export async function serveMaster(
     done();
   });
   app.setErrorHandler((error, _request, reply) => {
-    const code =
-      error instanceof SearchError
-        ? error.code
-        : (error as { statusCode?: number }).statusCode === 400
-          ? 'REQUEST_INVALID'
-          : 'INTERNAL';
+    const code = isSearchError(error)
+      ? error.code
+      : (error as { statusCode?: number }).statusCode === 400
+        ? 'REQUEST_INVALID'
+        : 'INTERNAL';
     const status = statusForCode(code);
     void reply.code(status).send({ status, error: code, message: (error as Error).message });
   });
