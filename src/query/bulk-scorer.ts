@@ -57,8 +57,15 @@ export class BlockMaxBulkScorer implements BulkScorer {
         }
       }
       if (!hasKilled || !view.isKilled(doc)) {
-        counters.docsScored++;
-        collector.collect(doc, scorer.score());
+        // While matches are counted (up to the threshold) every one is visited; one that
+        // cannot beat the heap's worst on its bound is counted without computing its score.
+        const entry = collector.entryScore();
+        if (entry !== -Infinity && cannotCompete(scorer.boundHere(), entry)) {
+          collector.count();
+        } else {
+          counters.docsScored++;
+          collector.collect(doc, scorer.score());
+        }
       }
       doc = scorer.nextDoc();
     }

@@ -58,6 +58,12 @@ export class ConjunctionScorer extends Scorer {
     return s;
   }
 
+  override boundHere(): number {
+    let s = 0;
+    for (const c of this.scoring) s += c.boundHere();
+    return s;
+  }
+
   cost(): number {
     return this.all[0].cost();
   }

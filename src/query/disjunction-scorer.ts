@@ -155,6 +155,14 @@ export class DisjunctionScorer extends Scorer {
     return s;
   }
 
+  /** The matching clauses' bounds, summed in clause order as {@link score} sums their scores. */
+  override boundHere(): number {
+    if (this.topDoc !== this.doc) this.collectTop(this.doc);
+    let s = 0;
+    for (let k = 0; k < this.topSize; k++) s += this.subs[this.top[k]].boundHere() + this.coord;
+    return s;
+  }
+
   cost(): number {
     return this.costValue;
   }

@@ -43,6 +43,10 @@ export class ReqExclScorer extends Scorer {
     return this.req.score();
   }
 
+  override boundHere(): number {
+    return this.req.boundHere();
+  }
+
   cost(): number {
     return this.req.cost();
   }

@@ -38,6 +38,11 @@ export class ReqOptScorer extends Scorer {
     return s;
   }
 
+  /** The optional clause may or may not be on this document: its whole bound is added. */
+  override boundHere(): number {
+    return this.req.boundHere() + this.opt.maxScore();
+  }
+
   cost(): number {
     return this.req.cost();
   }

@@ -30,6 +30,17 @@ export abstract class Scorer {
   /** Upper bound of every score this scorer can return. */
   abstract maxScore(): number;
 
+  /**
+   * Upper bound of {@link score} on the current document, cheaper to compute than the score:
+   * a runner counts a document whose bound cannot enter the results without scoring it (a
+   * query's matches are counted exactly up to its threshold, and most of them cannot enter
+   * once the heap is full of better ones). Same discipline as every bound (see
+   * {@link cannotCompete}). Default: {@link maxScore}.
+   */
+  boundHere(): number {
+    return this.maxScore();
+  }
+
   /** Default: one window to the end, bounded by {@link maxScore}. */
   advanceShallow(_target: number): number {
     return NO_MORE_DOCS;

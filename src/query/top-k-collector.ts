@@ -45,6 +45,22 @@ export class TopKCollector {
     return this.minScore;
   }
 
+  /**
+   * The score a document arriving now must beat to enter: -Infinity while the heap has room,
+   * Infinity when k = 0. A document whose bound is not above it is {@link count}ed unscored.
+   */
+  entryScore(): number {
+    if (this.size < this.k) return -Infinity;
+    return this.k > 0 ? this.scores[0] : Infinity;
+  }
+
+  /** Counts a matching document that cannot enter (its bound is at most {@link entryScore}). */
+  count(): void {
+    this.budget?.tick();
+    this.totalHits++;
+    this.startPruningWhenDue();
+  }
+
   /** True once pruning started: `totalHits` is from then on a lower bound. */
   get pruningStarted(): boolean {
     return this.pruning;
@@ -64,13 +80,16 @@ export class TopKCollector {
     } else if (this.pruning) {
       return;
     }
-    if (this.pruning) {
-      this.minScore = this.scores[0];
-    } else if (this.pruningAllowed && this.size === k && this.totalHits > this.threshold) {
-      this.pruning = true;
-      // k = 0: nothing can ever enter, so everything left may be skipped.
-      this.minScore = k > 0 ? this.scores[0] : Infinity;
-    }
+    if (this.pruning) this.minScore = this.scores[0];
+    else this.startPruningWhenDue();
+  }
+
+  private startPruningWhenDue(): void {
+    if (this.pruning || !this.pruningAllowed || this.size !== this.k || this.totalHits <= this.threshold)
+      return;
+    this.pruning = true;
+    // k = 0: nothing can ever enter, so everything left may be skipped.
+    this.minScore = this.k > 0 ? this.scores[0] : Infinity;
   }
 
   /** True when hit a ranks below hit b (lower score, or same score and later in tie order). */

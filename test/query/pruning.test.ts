@@ -26,6 +26,42 @@ function compare(query: Query, options: Partial<ExecuteOptions> = {}) {
   return { pruned, exhaustive };
 }
 
+describe('counting without scoring', () => {
+  // "Any of the words, documents with more of them first", as a search plans it: a nested
+  // disjunction whose coordination boost puts every document with both words above those
+  // with one.
+  const anyOf: Query = {
+    kind: 'bool',
+    must: [
+      {
+        kind: 'bool',
+        should: [
+          { kind: 'term', term: 'common' },
+          { kind: 'term', term: 'rare' },
+        ],
+        coordBoost: 1000,
+      },
+    ],
+  };
+
+  it('counts every match exactly but scores only those that can enter the results', () => {
+    const { pruned, exhaustive } = compare(anyOf, { totalHitsThreshold: Infinity });
+    assert.equal(pruned.totalHits, N);
+    assert.equal(pruned.totalHitsExact, true);
+    assert.equal(exhaustive.counters.docsScored, N);
+    // Once the heap holds ten documents with both words (the tenth `rare` is document 3,600),
+    // a document with `common` alone is bounded below the heap's worst and only counted.
+    assert.ok(pruned.counters.docsScored < 3_700, `scored ${pruned.counters.docsScored}`);
+  });
+
+  it('scores nothing when only the count is asked for (k = 0)', () => {
+    const r = executeQuery([gen], anyOf, { k: 0, totalHitsThreshold: Infinity });
+    assert.equal(r.totalHits, N);
+    assert.equal(r.totalHitsExact, true);
+    assert.equal(r.counters.docsScored, 0);
+  });
+});
+
 describe('block-max pruning', () => {
   it('does not score every posting of a term present in every document', () => {
     const { pruned, exhaustive } = compare({ kind: 'term', term: 'common' });
