@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { formatBytes, formatNumber } from '../../src/http/admin-ui/html.js';
-import { ADMIN_PASSWORD, basicAuth, testApp, waitFor, type TestApp } from '../http/helpers.js';
+import { ADMIN_PASSWORD, basicAuth, testApp, type TestApp } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 
 /** A logged-in browser: its cookie and the CSRF token of its pages. */
 interface Browser {

@@ -11,14 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LoadSummary } from '../../src/cli/load-command.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import {
-  ADMIN_PASSWORD,
-  addCollectionCfg,
-  keyQuery,
-  TEST_SECURITY,
-  tempHome,
-  waitFor,
-} from '../http/helpers.js';
+import { ADMIN_PASSWORD, addCollectionCfg, keyQuery, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { MAIN, requestAsAdmin, spawnServer } from '../support/server-process.js';
 import { cli, CLI_STATE_HOME, removeCliStateHome, type Run } from './run-cli.js';
 

@@ -9,16 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { ManifestMarker } from '../../src/collection/manifest-marker.js';
 import { silentPushLog } from '../../src/collection/push-log.js';
+import { waitFor } from '../support/wait.js';
 import { openRuntime, stagePut, storedText, type RuntimeFixture } from './runtime-fixture.js';
-
-/** Polls `condition` every few milliseconds until it holds; fails after `ms`. */
-async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('CollectionCommits', () => {
   let fixture: RuntimeFixture | undefined;
@@ -83,7 +75,7 @@ describe('CollectionCommits', () => {
     await stagePut(fixture, 'local:2', 'two');
     commits.afterStaged(runtime);
     assert.equal(runtime.autoCommitTimer, timer, 'a later change does not push the commit back');
-    await until(() => runtime.index.lastCommit.journalSeq === 2, 30_000, 'the automatic commit');
+    await waitFor('the automatic commit', () => runtime.index.lastCommit.journalSeq === 2, 30_000);
     assert.equal(runtime.index.lastCommit.manifest, before + 1, 'one commit for both changes');
   });
 
@@ -94,7 +86,7 @@ describe('CollectionCommits', () => {
     commits.afterStaged(runtime);
     fixture.retire();
     // The timer clears its handle when it fires.
-    await until(() => runtime.autoCommitTimer === undefined, 30_000, 'the timer fired');
+    await waitFor('the timer fired', () => runtime.autoCommitTimer === undefined, 30_000);
     assert.equal(runtime.commitsInFlight.size, 0);
     assert.equal(runtime.index.stagedChanges, 1);
   });

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
-import { waitFor } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { evidenceHome, type EvidenceHome } from './helpers.js';
 
 // Anchor text end to end: pages pushed as HTML, their links turned into class `k` evidence

@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, basicAuth, tempHome, waitFor } from '../http/helpers.js';
+import { ADMIN_AUTH, TEST_SECURITY, basicAuth, tempHome } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import {
   DOCS,
   SCRATCH,

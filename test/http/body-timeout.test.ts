@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_AUTH, waitFor } from './helpers.js';
+import { ADMIN_AUTH } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 import { testServer, type TestServer } from '../support/test-server.js';
 
 describe('request body timeouts', () => {

@@ -182,19 +182,6 @@ export function multipartBody(boundary: string, parts: Part[]): Buffer {
   return Buffer.concat(chunks);
 }
 
-/** Polls `check` until it returns true or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor(
-  what: string,
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /**
  * True when a document GET said "no document at this key": 200 with `pushContent: null`
  * (the original's answer, which its clients rely on). Takes an inject response or a status

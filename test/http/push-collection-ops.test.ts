@@ -13,10 +13,10 @@ import {
   route,
   state,
   testApp,
-  waitFor,
   type TestApp,
   isAbsent,
 } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 for (const v of VERSIONS) {
   describe(`push API ${v}: collection operations`, () => {

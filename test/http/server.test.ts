@@ -5,15 +5,8 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import {
-  ADMIN_AUTH,
-  isAbsent,
-  keyQuery,
-  TEST_SECURITY,
-  tempHome,
-  waitFor,
-  writeGlobalCfg,
-} from './helpers.js';
+import { ADMIN_AUTH, isAbsent, keyQuery, TEST_SECURITY, tempHome, writeGlobalCfg } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 import { errorOf } from '../support/response-body.js';
 
 interface Answer {

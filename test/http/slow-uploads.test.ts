@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_AUTH, basicAuth, waitFor } from './helpers.js';
+import { ADMIN_AUTH, basicAuth } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 import { testServer, type TestServer } from '../support/test-server.js';
 
 const SLOW_AUTH = basicAuth('slow', 'slow-user-password');

@@ -14,9 +14,9 @@ import {
   state,
   tempHome,
   testApp,
-  waitFor,
   isAbsent,
 } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 import type { UpgradeResponse } from '../../src/client/types.js';
 import { errorOf } from '../support/response-body.js';
 

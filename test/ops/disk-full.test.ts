@@ -12,7 +12,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, waitFor, writeGlobalCfg } from '../http/helpers.js';
+import { ADMIN_AUTH, TEST_SECURITY, writeGlobalCfg } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { mountSmallDisk, type SmallDisk } from '../support/small-disk.js';
 
 const MOUNT_SIZE = '24m';
@@ -22,20 +23,22 @@ async function waitForLogLine(
   home: string,
   match: (entry: Record<string, unknown>) => boolean,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const file = join(home, 'web', 'log', 'push.log');
-    const lines = existsSync(file)
-      ? readFileSync(file, 'utf8')
-          .trim()
-          .split('\n')
-          .filter((line) => line !== '')
-      : [];
-    const found = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find(match);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no such push.log line in:\n${lines.slice(-5).join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const file = join(home, 'web', 'log', 'push.log');
+  let lines: string[] = [];
+  return waitFor(
+    'a matching push.log line',
+    () => {
+      lines = existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .trim()
+            .split('\n')
+            .filter((line) => line !== '')
+        : [];
+      return lines.map((line) => JSON.parse(line) as Record<string, unknown>).find(match);
+    },
+    10_000,
+    () => `in:\n${lines.slice(-5).join('\n')}`,
+  );
 }
 
 const mounted = mountSmallDisk(MOUNT_SIZE);

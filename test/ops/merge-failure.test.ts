@@ -10,14 +10,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import {
-  ADMIN_AUTH,
-  TEST_SECURITY,
-  addCollectionCfg,
-  tempHome,
-  waitFor,
-  writeGlobalCfg,
-} from '../http/helpers.js';
+import { ADMIN_AUTH, TEST_SECURITY, addCollectionCfg, tempHome, writeGlobalCfg } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 
 describe('a failing merge', () => {
   let server: RunningServer;

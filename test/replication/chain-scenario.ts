@@ -13,7 +13,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addCollectionCfg } from '../http/helpers.js';
 import { seededRandom } from '../support/seeded-random.js';
-import { Cluster, type ClusterServer, until, writeClusterGlobalCfg } from './cluster-helpers.js';
+import { waitFor } from '../support/wait.js';
+import { Cluster, type ClusterServer, writeClusterGlobalCfg } from './cluster-helpers.js';
 
 export interface ChainSizes {
   documents: number;
@@ -109,7 +110,7 @@ export async function runChainScenario(sizes: ChainSizes, note: (message: string
       if (process.env.CLUSTER_DEBUG) console.error(new Date().toISOString(), m);
     };
     debug('started');
-    const wrong = await until(
+    const wrong = await waitFor(
       'QP2 refused by QP1 (wrong secret)',
       async () => {
         const state = await qp2.json<SyncState>('GET', SYNC);
@@ -273,16 +274,20 @@ export async function runChainScenario(sizes: ChainSizes, note: (message: string
 
     // push.run=false on QP1: it stops syncing and serving QP2 within seconds; searches still run.
     addCollectionCfg(qp1.home, C, ['push.run=false']);
-    await until('QP1 stopped by push.run=false', async () => {
-      const state = await qp1.json<SyncState>('GET', SYNC);
-      return state.state === 'STOPPED' && /push\.run=false/.test(state.reason ?? '') ? true : undefined;
-    });
+    await waitFor(
+      'QP1 stopped by push.run=false',
+      async () => {
+        const state = await qp1.json<SyncState>('GET', SYNC);
+        return state.state === 'STOPPED' && /push\.run=false/.test(state.reason ?? '');
+      },
+      30_000,
+    );
     await commit();
-    await until(
+    await waitFor(
       'QP2 refused by QP1 (push.run=false)',
       async () => {
         const state = await qp2.json<SyncState>('GET', SYNC);
-        return state.lastError?.code === 'COLLECTION_DISABLED' ? true : undefined;
+        return state.lastError?.code === 'COLLECTION_DISABLED';
       },
       sizes.convergeMs + 25_000,
     );
@@ -316,7 +321,7 @@ async function answers(server: ClusterServer): Promise<unknown[]> {
 /** Waits until every server answers every query as the first does. */
 async function converge(step: string, servers: ClusterServer[], timeoutMs: number): Promise<void> {
   let last: unknown;
-  await until(
+  await waitFor(
     `the query processors to answer as the admin (${step})`,
     async () => {
       const expected = await answers(servers[0]!);
@@ -326,7 +331,7 @@ async function converge(step: string, servers: ClusterServer[], timeoutMs: numbe
           assert.deepEqual(got, expected);
         } catch (error) {
           last = { server: server.name, error: (error as Error).message.slice(0, 2000) };
-          return undefined;
+          return false;
         }
       }
       return true;

@@ -151,19 +151,3 @@ export function writeClusterGlobalCfg(home: string, secret: string): void {
     'search.timeout-ms=20000',
   ]);
 }
-
-/** Polls `check` until it returns a value other than undefined, or throws after `timeoutMs` with `what` and the last value seen. */
-export async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-  describe: () => string = () => '',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -11,7 +11,8 @@ import { after, describe, it } from 'node:test';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { DocumentResponse, Snapshot, StateResponse } from '../../src/client/types.js';
 import type { SYNC_STATE_RESPONSE } from '../../src/http/push-api/replication-api.js';
-import { addCollectionCfg, keyQuery, state, testApp, waitFor, type TestApp } from '../http/helpers.js';
+import { addCollectionCfg, keyQuery, state, testApp, type TestApp } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { errorOf } from '../support/response-body.js';
 
 /** The answer of the sync API's state, stop and start. */

@@ -11,7 +11,8 @@ import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { Cluster, freePort, until } from './cluster-helpers.js';
+import { waitFor } from '../support/wait.js';
+import { Cluster, freePort } from './cluster-helpers.js';
 
 const EXAMPLE = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -87,12 +88,16 @@ describe('nginx load-balancing searches over two query processors', () => {
         };
         const expected = ranking((await admin.request('GET', search)).body);
         for (const qp of [qp1, qp2])
-          await until(`${qp.name} in sync`, async () => {
-            const answer = await qp.request('GET', search);
-            return answer.status === 200 && JSON.stringify(ranking(answer.body)) === JSON.stringify(expected)
-              ? true
-              : undefined;
-          });
+          await waitFor(
+            `${qp.name} in sync`,
+            async () => {
+              const answer = await qp.request('GET', search);
+              return (
+                answer.status === 200 && JSON.stringify(ranking(answer.body)) === JSON.stringify(expected)
+              );
+            },
+            30_000,
+          );
 
         // The shipped configuration, on this test's ports, inside a main file of its own (no root paths).
         const prefix = join(cluster.root, 'nginx');
@@ -136,14 +141,18 @@ describe('nginx load-balancing searches over two query processors', () => {
         );
         let errors = '';
         proxy.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-        await until('nginx listening', async () => {
-          try {
-            return (await get(port, search)).status === 200 ? true : undefined;
-          } catch {
-            if (proxy!.exitCode !== null) throw new Error(`nginx exited: ${errors}`);
-            return undefined;
-          }
-        });
+        await waitFor(
+          'nginx listening',
+          async () => {
+            try {
+              return (await get(port, search)).status === 200;
+            } catch {
+              if (proxy!.exitCode !== null) throw new Error(`nginx exited: ${errors}`);
+              return false;
+            }
+          },
+          30_000,
+        );
 
         const check = async (round: string) => {
           for (let i = 0; i < 20; i++) {

@@ -16,7 +16,7 @@ import {
   type ReplicationSource,
 } from '../../src/replication/replication-master.js';
 import { signSyncRequest, verifySyncRequest } from '../../src/replication/sync-signature.js';
-import { waitFor } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { answer, removeTempFolders, serveMaster, tempFolder, untilInstalled } from './helpers.js';
 
 after(removeTempFolders);

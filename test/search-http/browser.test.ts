@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { TEST_SECURITY, tempHome, waitFor } from '../http/helpers.js';
+import { TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { waitFor } from '../support/wait.js';
 import { clickLines, pushAndCommit } from './helpers.js';
 
 // Debian's chromium (CI installs it: .ci/run); playwright-core drives it, no browser download.
