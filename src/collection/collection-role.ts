@@ -154,6 +154,15 @@ export class CollectionRole {
       );
   }
 
+  /** Throws WRONG_STATE when collection.cfg names no master to sync from (a query processor's start of its sync). */
+  requireMaster(): void {
+    if (this.settings().masterUrl === undefined)
+      throw new SearchError(
+        'WRONG_STATE',
+        `collection ${this.collection} has no master: set push.replication.master-url in conf/${this.collection}/collection.cfg`,
+      );
+  }
+
   /** The role part of the state call; never throws (a configuration that does not parse leaves it out). */
   view(): RoleView {
     const view: RoleView = {};

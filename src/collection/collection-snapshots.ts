@@ -4,6 +4,8 @@ import { SearchError } from '../errors.js';
 import { publishManifest, readManifest, type Manifest } from '../index/manifest.js';
 import { SearchIndex, type SnapshotCheck } from '../index/search-index.js';
 import { FsDirectory } from '../index/store/fs-directory.js';
+import type { ReplicaIndex } from '../replication/replica-index.js';
+import { withInstalledState } from './replica-runtime.js';
 import type { SearchHome } from './search-home.js';
 
 /** A snapshot as the snapshot list shows it. */
@@ -60,11 +62,24 @@ export class CollectionSnapshots {
   }
 
   /**
-   * Snapshots a state a query processor installed (its files are hard-linked under their
-   * names, the master's manifest written beside them): the same layout as a snapshot of an
-   * admin's index, so that it can be restored on either.
+   * Snapshots the state a query processor installed last, pinned meanwhile (its files are
+   * hard-linked under their names, the master's manifest written beside them): the same
+   * layout as a snapshot of an admin's index, so that it can be restored on either. Throws
+   * WRONG_STATE when it has installed nothing yet.
    */
-  async createFromFiles(
+  async createFromReplica(name: string, replica: ReplicaIndex): Promise<SnapshotListing> {
+    const created = await withInstalledState(replica, (manifest, files) =>
+      this.createFromFiles(name, manifest, files),
+    );
+    if (created === null)
+      throw new SearchError(
+        'WRONG_STATE',
+        `query processor ${this.collection} has installed nothing from its master yet: nothing to snapshot`,
+      );
+    return created;
+  }
+
+  private async createFromFiles(
     name: string,
     manifest: Manifest,
     files: readonly { name: string; path: string }[],

@@ -36,7 +36,6 @@ import {
   replicaFolder,
   replicationContextFor,
   ReplicaRuntime,
-  withInstalledState,
   type ReplicationContext,
 } from './replica-runtime.js';
 import type { CollectionMode, ReplicationSettings } from './replication-settings.js';
@@ -188,11 +187,7 @@ export class PushCollection {
   async startSync(): Promise<void> {
     this.role.requireSlave();
     this.role.refuseIfDisabled();
-    if (this.replicationSettings().masterUrl === undefined)
-      throw new SearchError(
-        'WRONG_STATE',
-        `collection ${this.name} has no master: set push.replication.master-url in conf/${this.name}/collection.cfg`,
-      );
+    this.role.requireMaster();
     this.role.record({ mode: 'SLAVE', sync: true });
     await this.ensureRunning();
     this.replicaRuntime?.puller?.start();
@@ -494,19 +489,8 @@ export class PushCollection {
   async createSnapshot(name: string): Promise<SnapshotListing> {
     this.guardWrite();
     this.home.snapshotFolder(this.name, name); // validates the name before the collection starts
-    if (this.mode() === 'SLAVE') {
-      return this.withReplica(async (runtime) => {
-        const created = await withInstalledState(runtime.replica, (manifest, files) =>
-          this.snapshots.createFromFiles(name, manifest, files),
-        );
-        if (created === null)
-          throw new SearchError(
-            'WRONG_STATE',
-            `query processor ${this.name} has installed nothing from its master yet: nothing to snapshot`,
-          );
-        return created;
-      });
-    }
+    if (this.mode() === 'SLAVE')
+      return this.withReplica((runtime) => this.snapshots.createFromReplica(name, runtime.replica));
     return this.withRuntime((runtime) => this.snapshots.create(runtime.index, name));
   }
 

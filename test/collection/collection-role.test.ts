@@ -91,6 +91,23 @@ describe('CollectionRole', () => {
     role.requireSlave();
   });
 
+  it('a query processor without push.replication.master-url cannot start its sync: WRONG_STATE names the line to add', () => {
+    const { name, role } = roleWith(['push.initial-mode=SLAVE']);
+    assert.throws(
+      () => role.requireMaster(),
+      code(
+        'WRONG_STATE',
+        new RegExp(
+          `^collection ${name} has no master: set push.replication.master-url in conf/${name}/collection.cfg$`,
+        ),
+      ),
+    );
+    roleWith([
+      'push.initial-mode=SLAVE',
+      'push.replication.master-url=http://admin.example:8080',
+    ]).role.requireMaster();
+  });
+
   it('an admin refuses the sync calls with WRONG_STATE and takes changes', () => {
     const { role } = roleWith([]);
     role.refuseChanges('documents');

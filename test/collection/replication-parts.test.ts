@@ -1,13 +1,14 @@
 /**
  * The collection's replication parts on real folders, without HTTP: the frozen state a
  * collection with push.run=false searches, a query processor's installed state handed on
- * (promotion to admin, snapshots), and the master side tied to one runtime.
+ * (promotion to admin, its snapshot), and the master side tied to one runtime.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { CollectionSnapshots } from '../../src/collection/collection-snapshots.js';
 import { FrozenState } from '../../src/collection/frozen-index.js';
 import { MasterSide } from '../../src/collection/master-side.js';
 import {
@@ -151,6 +152,42 @@ describe("a query processor's installed state", () => {
     assert.equal(installed.length, 1);
     assert.equal(installed[0]?.manifest.generations.length, 1);
     assert.equal(existsSync(folder), false);
+  });
+});
+
+describe("a query processor's snapshot", () => {
+  it('is the state it installed, verified intact; before any sync WRONG_STATE says there is nothing', async () => {
+    const home = new SearchHome(tempFolder());
+    const snapshots = new CollectionSnapshots(home, 'qp');
+    const empty = ReplicaIndex.open(tempFolder());
+    try {
+      await assert.rejects(snapshots.createFromReplica('first', empty), (error: SearchError) => {
+        assert.equal(error.code, 'WRONG_STATE');
+        assert.equal(
+          error.message,
+          'query processor qp has installed nothing from its master yet: nothing to snapshot',
+        );
+        return true;
+      });
+    } finally {
+      await empty.close();
+    }
+    assert.deepEqual(snapshots.list(), [], 'a refused snapshot leaves nothing behind');
+
+    const replica = await installedReplica(tempFolder(), ['local:1', 'local:2']);
+    try {
+      const listing = await snapshots.createFromReplica('nightly', replica);
+      assert.equal(listing.name, 'nightly');
+      assert.equal(listing.manifest, replica.manifest?.number);
+      assert.equal(listing.documents, 2);
+      assert.deepEqual(
+        snapshots.list().map((s) => s.name),
+        ['nightly'],
+      );
+      assert.equal((await snapshots.verify('nightly')).ok, true);
+    } finally {
+      await replica.close();
+    }
   });
 });
 
