@@ -119,7 +119,7 @@ export function unpackDeltas(
   out: Int32Array,
 ): void {
   if (count === FULL_RUN && width > 0 && width < 32) {
-    FULL_RUN_DECODERS[width]!(view, at, base, out);
+    (FULL_RUN_DECODERS[width] ??= fullRunDecoder(width))(view, at, base, out);
     return;
   }
   let doc = base;
@@ -162,11 +162,11 @@ type FullRunDecoder = (view: DataView, at: number, base: number, out: Int32Array
  * than the loop of {@link unpackDeltas} (measured), and conjunctions and phrases spend most of
  * their time decoding blocks. They are built from source text once, at load: a generated
  * source file would hold thousands of lines for the same thing. Nothing but the constants
- * computed here goes into the text.
+ * computed here goes into the text. Each is built on its first use: building all 31 at load
+ * was most of this module's load time (about 25 ms of CPU), paid again by every worker thread
+ * at its start, though most threads (indexing ones) never decode a full run.
  */
-const FULL_RUN_DECODERS: (FullRunDecoder | null)[] = Array.from({ length: 32 }, (_, width) =>
-  width === 0 ? null : fullRunDecoder(width),
-);
+const FULL_RUN_DECODERS: (FullRunDecoder | undefined)[] = Array.from({ length: 32 }, () => undefined);
 
 function fullRunDecoder(width: number): FullRunDecoder {
   const lines = ['let doc = base;'];
