@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH, ADMIN_PASSWORD } from '../http/helpers.js';
 import { launchChromium, skipWithoutChromium, type Browser } from '../support/chromium.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const skip = skipWithoutChromium;
 
 describe('admin UI: API tokens in a real browser', { skip, timeout: 180_000 }, () => {
-  let server: RunningServer;
-  let home: { home: string; cleanup: () => void };
+  let server: TestServer;
   let browser: Browser;
 
   before(async () => {
-    home = tempHome();
-    server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
     for (const [method, path, body] of [
       ['PUT', '/admin-api/v1/collections/news', { type: 'push' }],
       [
@@ -34,8 +32,7 @@ describe('admin UI: API tokens in a real browser', { skip, timeout: 180_000 }, (
 
   after(async () => {
     await browser?.close();
-    await server?.close();
-    home?.cleanup();
+    await server?.dispose();
   });
 
   const state = (token: string) =>

@@ -1,26 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_PASSWORD } from '../http/helpers.js';
 import { launchChromium, skipWithoutChromium, type Browser } from '../support/chromium.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const skip = skipWithoutChromium;
 
 describe('admin UI and API UI in a real browser', { skip, timeout: 180_000 }, () => {
-  let server: RunningServer;
-  let home: { home: string; cleanup: () => void };
+  let server: TestServer;
   let browser: Browser;
 
   before(async () => {
-    home = tempHome();
-    server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
+    server = await testServer();
     browser = await launchChromium();
   });
 
   after(async () => {
     await browser?.close();
-    await server?.close();
-    home?.cleanup();
+    await server?.dispose();
   });
 
   it('logs in, creates a collection, pushes through "try it out", commits from the admin UI and finds it', async () => {

@@ -3,29 +3,19 @@
  * admin UI, the API UI and the search page.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_AUTH } from '../http/helpers.js';
+import { launchChromium, skipWithoutChromium, type Browser } from '../support/chromium.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
-
-type Playwright = typeof import('playwright-core');
-type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
+const skip = skipWithoutChromium;
 
 describe('the landing page in a real browser', { skip, timeout: 180_000 }, () => {
-  let server: RunningServer;
-  let home: { home: string; cleanup: () => void };
+  let server: TestServer;
   let browser: Browser;
 
   before(async () => {
-    home = tempHome();
-    server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('web', 'push');
+    server = await testServer({ collections: ['web'] });
     const base = `${server.url}/push-api/v2/collections/web`;
     const put = await fetch(`${base}/documents?key=${encodeURIComponent('http://example.com/lanterns')}`, {
       method: 'PUT',
@@ -37,14 +27,12 @@ describe('the landing page in a real browser', { skip, timeout: 180_000 }, () =>
       (await fetch(`${base}/commit`, { method: 'POST', headers: { authorization: ADMIN_AUTH } })).status,
       200,
     );
-    const { chromium } = (await import('playwright-core')) as Playwright;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {
     await browser?.close();
-    await server?.close();
-    home?.cleanup();
+    await server?.dispose();
   });
 
   it('/ links the admin UI and the API UI, and its form opens the search page', async () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { VacuumProgress } from '../../src/client/types.js';
 import type { SearchResponse } from '../../src/search/search-service.js';
 import { errorOf } from '../support/response-body.js';
@@ -21,10 +21,10 @@ import {
   putDocument,
   route,
   state,
-  testApp,
   type TestApp,
   isAbsent,
   pushedOf,
+  appPerTest,
 } from './helpers.js';
 import { searchJson } from '../search-http/helpers.js';
 
@@ -56,14 +56,10 @@ async function expectHits(t: TestApp, collection: string, query: string, keys: s
 
 for (const v of VERSIONS) {
   describe(`push API ${v}: filter.classes in collection.cfg`, () => {
-    let current: TestApp | undefined;
-    afterEach(async () => {
-      await current?.close();
-      current = undefined;
-    });
+    const openApp = appPerTest();
 
     it('filter.classes=Html reads a text/plain PUT as HTML (its <title> is the result title, tags are no words); the default chain does not', async () => {
-      const t = (current = await testApp(['forced', 'plain']));
+      const t = await openApp(['forced', 'plain']);
       addCollectionCfg(t.home, 'forced', ['filter.classes=Html']);
       const key = 'http://example.com/report';
       for (const c of ['forced', 'plain']) {
@@ -94,7 +90,7 @@ for (const v of VERSIONS) {
     });
 
     it('filter.classes that cannot read the document (Xml on non-XML, Json on non-JSON) refuses the PUT with 400 FILTER_FAILED and stores nothing', async () => {
-      const t = (current = await testApp(['xml', 'json']));
+      const t = await openApp(['xml', 'json']);
       addCollectionCfg(t.home, 'xml', ['filter.classes=Xml']);
       addCollectionCfg(t.home, 'json', ['filter.classes=Json']);
       const cases = [
@@ -150,11 +146,7 @@ for (const v of VERSIONS) {
   });
 
   describe(`push API ${v}: xml.cfg`, () => {
-    let current: TestApp | undefined;
-    afterEach(async () => {
-      await current?.close();
-      current = undefined;
-    });
+    const openApp = appPerTest();
 
     const RECORD =
       '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -165,7 +157,7 @@ for (const v of VERSIONS) {
       '</record>\n';
 
     it('maps XML fields to metadata classes: class:word finds the document by its mapped field, listMetadata shows the values', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       writeConf(t.home, 'c', 'xml.cfg', [
         'PADRE XML Mapping Version: 2',
         'author,0,,/record/author',
@@ -202,7 +194,7 @@ for (const v of VERSIONS) {
     });
 
     it('an XML document without the declaration: the default chain reads it as plain text (no mapping), filters=Xml refuses it and stores nothing', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       writeConf(t.home, 'c', 'xml.cfg', ['PADRE XML Mapping Version: 2', 'author,0,,/record/author']);
       const noDeclaration = '<record><author>Grace Hopper</author><body>undeclared record</body></record>';
 
@@ -230,7 +222,7 @@ for (const v of VERSIONS) {
     });
 
     it('a mapping added to xml.cfg later applies to stored documents after a RE_INDEX vacuum', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       writeConf(t.home, 'c', 'xml.cfg', ['PADRE XML Mapping Version: 2', 'author,0,,/record/author']);
       const key = 'http://example.com/records/1';
       assert.equal(
@@ -260,15 +252,11 @@ for (const v of VERSIONS) {
 }
 
 describe('indexer_options in collection.cfg', () => {
-  let current: TestApp | undefined;
-  afterEach(async () => {
-    await current?.close();
-    current = undefined;
-  });
+  const openApp = appPerTest();
 
   /** A collection (stemming on, the default) holding "the runners were running", then `-stem=0` written to collection.cfg. */
   async function stemmedThenChanged(): Promise<TestApp> {
-    const t = (current = await testApp(['c']));
+    const t = await openApp(['c']);
     assert.equal(
       (await putDocument(t.app, 'v1', 'c', 'local:a', 'the runners were running')).statusCode,
       200,
@@ -328,7 +316,7 @@ describe('indexer_options in collection.cfg', () => {
   });
 
   it('while that RE_INDEX runs, searches keep the old analysis: the re-indexed documents are published together at its end', async () => {
-    const t = (current = await testApp(['c']));
+    const t = await openApp(['c']);
     const count = 1500;
     for (let i = 0; i < count; i++) {
       assert.equal(

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type {
   CommitResponse,
@@ -99,6 +100,22 @@ export async function testApp(
       await built.app.close();
       temp.cleanup();
     },
+  };
+}
+
+/**
+ * For the tests of the calling `describe`: a function that opens an app as {@link testApp}
+ * does, each one closed (its folder removed) after the test that opened it, passed or failed.
+ */
+export function appPerTest(): typeof testApp {
+  const open: TestApp[] = [];
+  afterEach(async () => {
+    for (const app of open.splice(0)) await app.close();
+  });
+  return async (...args) => {
+    const app = await testApp(...args);
+    open.push(app);
+    return app;
   };
 }
 

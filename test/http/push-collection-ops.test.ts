@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Snapshot, StateResponse, VacuumProgress } from '../../src/client/types.js';
 import { errorOf, type SnapshotList } from '../support/response-body.js';
 import {
@@ -12,22 +12,18 @@ import {
   putDocument,
   route,
   state,
-  testApp,
-  type TestApp,
   isAbsent,
+  appPerTest,
+  type TestApp,
 } from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
 for (const v of VERSIONS) {
   describe(`push API ${v}: collection operations`, () => {
-    let current: TestApp | undefined;
-    afterEach(async () => {
-      await current?.close();
-      current = undefined;
-    });
+    const openApp = appPerTest();
 
     it('state: STOPPED until a push request; GET state never starts it; stop → STOPPED; staged changes survive the stop', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       for (let i = 0; i < 2; i++) {
         const before = await state(t.app, v, 'c');
         assert.equal(before.statusCode, 200);
@@ -54,7 +50,7 @@ for (const v of VERSIONS) {
     });
 
     it('commit wait=true answers with the generation; wait=false answers 202 and commits in the background', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       await putDocument(t.app, v, 'c', 'local:a', 'a');
       const waited = await commit(t.app, v, 'c');
       assert.equal(waited.statusCode, 200);
@@ -78,9 +74,9 @@ for (const v of VERSIONS) {
     });
 
     it('auto-commit after push.auto-commit.max-changes changes', async () => {
-      const t = (current = await testApp(['c'], {
+      const t = await openApp(['c'], {
         collectionCfg: ['push.auto-commit.max-changes=3', 'push.auto-commit.timeout-seconds=600'],
-      }));
+      });
       await putDocument(t.app, v, 'c', 'local:1', 'one');
       await putDocument(t.app, v, 'c', 'local:2', 'two');
       assert.equal(
@@ -95,9 +91,9 @@ for (const v of VERSIONS) {
     });
 
     it('auto-commit push.auto-commit.timeout-seconds after the first staged change', async () => {
-      const t = (current = await testApp(['c'], {
+      const t = await openApp(['c'], {
         collectionCfg: ['push.auto-commit.timeout-seconds=1', 'push.auto-commit.max-changes=0'],
-      }));
+      });
       await putDocument(t.app, v, 'c', 'local:timed', 'x');
       assert.equal((await getDocument(t.app, v, 'c', 'local:timed')).json().committed, false);
       await waitFor(
@@ -108,7 +104,7 @@ for (const v of VERSIONS) {
     });
 
     it('vacuum MERGE and RE_INDEX (wait and no wait); a bad vacuum-type is 400', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       for (let i = 0; i < 3; i++) {
         await putDocument(t.app, v, 'c', `local:${i}`, `doc ${i}`);
         await commit(t.app, v, 'c');
@@ -143,7 +139,7 @@ for (const v of VERSIONS) {
     });
 
     it('snapshots: create, list, refuse a taken name, delete', async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       await putDocument(t.app, v, 'c', 'local:a', 'a');
       await commit(t.app, v, 'c');
       const created = await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/backup-1') });
@@ -176,8 +172,9 @@ for (const v of VERSIONS) {
       );
     });
 
-    it('restore through the API: 409 while running; after stop the collection serves the snapshot', async () => {
-      const t = (current = await testApp(['c']));
+    /** A collection with `local:in-snapshot` in snapshot s1, and `local:after-snapshot` committed after it. */
+    async function snapshotThenCommit(): Promise<TestApp> {
+      const t = await openApp(['c']);
       await putDocument(t.app, v, 'c', 'local:in-snapshot', 'kept');
       await commit(t.app, v, 'c');
       assert.equal(
@@ -186,6 +183,11 @@ for (const v of VERSIONS) {
       );
       await putDocument(t.app, v, 'c', 'local:after-snapshot', 'dropped');
       await commit(t.app, v, 'c');
+      return t;
+    }
+
+    it('restore through the API: 409 while running; after stop the collection serves the snapshot', async () => {
+      const t = await snapshotThenCommit();
       await putDocument(t.app, v, 'c', 'local:staged-after', 'dropped too');
 
       const running = await t.app.inject({ method: 'POST', url: route(v, 'c', '/restore/from-snapshot/s1') });
@@ -216,15 +218,7 @@ for (const v of VERSIONS) {
     });
 
     it('restore by hand (the spec backup procedure): stop, copy the snapshot files over live/, next request serves them', async () => {
-      const t = (current = await testApp(['c']));
-      await putDocument(t.app, v, 'c', 'local:in-snapshot', 'kept');
-      await commit(t.app, v, 'c');
-      assert.equal(
-        (await t.app.inject({ method: 'PUT', url: route(v, 'c', '/snapshot/s1') })).statusCode,
-        200,
-      );
-      await putDocument(t.app, v, 'c', 'local:after-snapshot', 'dropped');
-      await commit(t.app, v, 'c');
+      const t = await snapshotThenCommit();
 
       assert.equal(
         (await t.app.inject({ method: 'POST', url: route(v, 'c', '/state/stop') })).json<StateResponse>()

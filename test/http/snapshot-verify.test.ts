@@ -19,8 +19,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
+import { ADMIN_AUTH } from './helpers.js';
 
 /** Flips one byte in the middle of a file, in place (every hard link to it sees the change). */
 function damageInPlace(file: string): void {
@@ -37,18 +37,12 @@ function damageInPlace(file: string): void {
 }
 
 describe('snapshot verify, and no home paths in answers', () => {
-  let server: RunningServer;
-  let home: string;
-  let cleanup: () => void;
+  let server: TestServer;
   const auth = { authorization: ADMIN_AUTH };
   const base = () => `${server.url}/push-api/v2/collections/docs`;
 
   before(async () => {
-    const temp = tempHome();
-    home = temp.home;
-    cleanup = temp.cleanup;
-    server = await startServer({ home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
+    server = await testServer({ collections: ['docs'] });
     for (let i = 0; i < 5; i++) {
       const put = await fetch(`${base()}/documents?key=${encodeURIComponent(`https://snap.example/${i}`)}`, {
         method: 'PUT',
@@ -61,8 +55,7 @@ describe('snapshot verify, and no home paths in answers', () => {
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   it('verifies a snapshot, names each file damaged in place through the live index, and restore refuses it without a home path', async () => {
@@ -88,8 +81,8 @@ describe('snapshot verify, and no home paths in answers', () => {
     assert.ok(intactBody.files >= 2);
 
     // Two live files damaged in place: the snapshot shares them.
-    const live = join(home, 'data', 'docs', 'live');
-    const victims = readdirSync(join(home, 'data', 'docs', 'snapshot', 'nightly'))
+    const live = join(server.home, 'data', 'docs', 'live');
+    const victims = readdirSync(join(server.home, 'data', 'docs', 'snapshot', 'nightly'))
       .filter((name) => !name.startsWith('manifest'))
       .slice(0, 2);
     assert.equal(victims.length, 2);
@@ -104,7 +97,7 @@ describe('snapshot verify, and no home paths in answers', () => {
     assert.equal(damagedBody.ok, false);
     assert.deepEqual(damagedBody.damaged.map((d) => d.file).sort(), [...victims].sort());
     for (const entry of damagedBody.damaged) assert.match(entry.problem, /checksum|corrupt/i);
-    assert.ok(!JSON.stringify(damagedBody).includes(home), 'no home path in the report');
+    assert.ok(!JSON.stringify(damagedBody).includes(server.home), 'no home path in the report');
 
     assert.equal((await fetch(`${base()}/state/stop`, { method: 'POST', headers: auth })).status, 200);
     const restore = await fetch(`${base()}/restore/from-snapshot/nightly`, { method: 'POST', headers: auth });
@@ -112,7 +105,7 @@ describe('snapshot verify, and no home paths in answers', () => {
     assert.equal(restore.status, 409, JSON.stringify(refused));
     assert.equal(refused.error, 'SNAPSHOT_CORRUPT');
     for (const victim of victims) assert.ok(refused.message.includes(victim), refused.message);
-    assert.ok(!refused.message.includes(home), `no absolute path: ${refused.message}`);
+    assert.ok(!refused.message.includes(server.home), `no absolute path: ${refused.message}`);
     assert.match(refused.message, /data\/docs\/snapshot\/nightly/);
 
     const missing = await fetch(`${base()}/snapshot/nosuch/verify`, { headers: auth });
@@ -130,7 +123,7 @@ describe('snapshot verify, and no home paths in answers', () => {
     });
     assert.equal(put.status, 200);
     assert.equal((await fetch(`${other}/state/stop`, { method: 'POST', headers: auth })).status, 200);
-    const journal = join(home, 'data', 'paths', 'live', 'journal');
+    const journal = join(server.home, 'data', 'paths', 'live', 'journal');
     rmSync(journal, { recursive: true, force: true });
     writeFileSync(journal, 'not a folder');
 
@@ -138,22 +131,22 @@ describe('snapshot verify, and no home paths in answers', () => {
     const searchBody = await search.text();
     assert.equal(search.status, 503, searchBody);
     assert.match(searchBody, /data\/paths\/live\/journal/);
-    assert.ok(!searchBody.includes(home), searchBody);
+    assert.ok(!searchBody.includes(server.home), searchBody);
 
     const page = await fetch(`${server.url}/s/search.html?collection=paths&query=lanterns`);
     const pageBody = await page.text();
     assert.equal(page.status, 503);
-    assert.ok(!pageBody.includes(home), 'the error page shows no home path');
+    assert.ok(!pageBody.includes(server.home), 'the error page shows no home path');
 
     const ready = await fetch(`${server.url}/ready`);
     const readyBody = await ready.text();
     assert.equal(ready.status, 503, readyBody);
     assert.match(readyBody, /data\/paths\/live\/journal/);
-    assert.ok(!readyBody.includes(home), readyBody);
+    assert.ok(!readyBody.includes(server.home), readyBody);
 
     const state = await fetch(`${other}/commit`, { method: 'POST', headers: auth });
     const stateBody = await state.text();
     assert.equal(state.status, 503, stateBody);
-    assert.ok(!stateBody.includes(home), `the push API shows no home path: ${stateBody}`);
+    assert.ok(!stateBody.includes(server.home), `the push API shows no home path: ${stateBody}`);
   });
 });

@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { StateResponse } from '../../src/client/types.js';
 import { SearchIndex } from '../../src/index/search-index.js';
 import { errorOf } from '../support/response-body.js';
@@ -26,8 +26,8 @@ import {
   putDocument,
   route,
   state,
-  testApp,
   type TestApp,
+  appPerTest,
 } from './helpers.js';
 
 type State = 'STOPPED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'FAILED';
@@ -97,15 +97,11 @@ async function statesDuring<T>(
 }
 
 describe('collection state machine', () => {
-  let current: TestApp | undefined;
-  afterEach(async () => {
-    await current?.close();
-    current = undefined;
-  });
+  const openApp = appPerTest();
 
   for (const v of VERSIONS) {
     it(`${v}: an index that cannot open: GET state answers FAILED with the reason and the file; repairing it and any push request brings it back`, async () => {
-      const t = (current = await testApp(['c']));
+      const t = await openApp(['c']);
       for (let i = 0; i < 5; i++)
         assert.equal((await putDocument(t.app, v, 'c', `local:${i}`, `apple number ${i}`)).statusCode, 200);
       assert.equal((await commit(t.app, v, 'c')).statusCode, 200);
@@ -156,7 +152,7 @@ describe('collection state machine', () => {
   }
 
   it('a collection.cfg that does not validate: FAILED with a reason naming the file and the key; stop takes it to STOPPED', async () => {
-    const t = (current = await testApp(['c']));
+    const t = await openApp(['c']);
     addCollectionCfg(t.home, 'c', ['push.max-generations=lots']);
     const refused = await putDocument(t.app, 'v2', 'c', 'local:a', 'a');
     assert.equal(refused.statusCode, 503, refused.body);
@@ -174,7 +170,7 @@ describe('collection state machine', () => {
   });
 
   it('STARTING is visible while the index opens (requests during it wait, one start); STOPPING while it closes (a push request then restarts it)', async () => {
-    const t = (current = await testApp(['c']));
+    const t = await openApp(['c']);
     const walk: State[] = [];
     const observe = async (expected: State): Promise<void> => {
       for (const v of VERSIONS) {
@@ -244,7 +240,7 @@ describe('collection state machine', () => {
   });
 
   it('without gates: the states fast polls see during real starts and stops only ever move forward', async (context) => {
-    const t = (current = await testApp(['c']));
+    const t = await openApp(['c']);
     const ROUNDS = 6;
     const START_ORDER: State[] = ['STOPPED', 'STARTING', 'RUNNING'];
     const STOP_ORDER: State[] = ['RUNNING', 'STOPPING', 'STOPPED'];

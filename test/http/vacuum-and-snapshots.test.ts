@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { VacuumProgress } from '../../src/collection/push-collection.js';
 import {
   VERSIONS,
@@ -16,8 +16,8 @@ import {
   putDocument,
   route,
   state,
-  testApp,
   type TestApp,
+  appPerTest,
 } from './helpers.js';
 import type { Snapshot } from '../../src/client/types.js';
 import type { SnapshotList } from '../support/response-body.js';
@@ -52,16 +52,12 @@ function sha256(file: string): string {
 }
 
 describe('vacuum progress and snapshots', () => {
-  let current: TestApp | undefined;
-  afterEach(async () => {
-    await current?.close();
-    current = undefined;
-  });
+  const openApp = appPerTest();
 
   for (const v of VERSIONS) {
     it(`${v}: RE_INDEX with wait=false: GET state shows vacuum progress, done never goes back, and ends DONE with done == total`, async (context) => {
       const N = 1000;
-      const t = (current = await testApp(['c'], { collectionCfg: ['push.auto-commit.timeout-seconds=0'] }));
+      const t = await openApp(['c'], { collectionCfg: ['push.auto-commit.timeout-seconds=0'] });
       await putMany(t, v, N);
       assert.equal((await commit(t.app, v, 'c')).statusCode, 200);
       assert.equal((await state(t.app, v, 'c')).json().vacuum, undefined, 'no vacuum yet');
@@ -133,7 +129,7 @@ describe('vacuum progress and snapshots', () => {
     });
 
     it(`${v}: a snapshot is hard links to the live files, and later commits and merges leave it unchanged`, async () => {
-      const t = (current = await testApp(['c'], { collectionCfg: ['push.auto-commit.timeout-seconds=0'] }));
+      const t = await openApp(['c'], { collectionCfg: ['push.auto-commit.timeout-seconds=0'] });
       for (let i = 0; i < 3; i++) {
         assert.equal(
           (await putDocument(t.app, v, 'c', `local:${i}`, `snapshot document ${i}`)).statusCode,

@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { SearchResponse } from '../../src/client/types.js';
-import { commit, putDocument, route, state, testApp, type TestApp } from '../http/helpers.js';
+import { commit, putDocument, route, state, appPerTest } from '../http/helpers.js';
 import { errorOf } from '../support/response-body.js';
 import { parsePromText, valueOf } from './prom-text.js';
 
 describe('GET /health and GET /ready', () => {
-  let current: TestApp | undefined;
-  afterEach(async () => {
-    await current?.close();
-    current = undefined;
-  });
+  const openApp = appPerTest();
 
   it('health answers ok; ready answers 200 while collections are STOPPED or RUNNING, and starts none', async () => {
-    const t = (current = await testApp(['idle', 'busy']));
+    const t = await openApp(['idle', 'busy']);
     const health = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(health.statusCode, 200);
     assert.deepEqual(health.json(), { status: 'ok' });
@@ -32,7 +28,7 @@ describe('GET /health and GET /ready', () => {
   });
 
   it('a collection whose live index is corrupt goes FAILED: ready answers 503 naming it and the file, the others keep working', async () => {
-    const t = (current = await testApp(['broken', 'fine']));
+    const t = await openApp(['broken', 'fine']);
     for (const name of ['broken', 'fine']) {
       for (let i = 0; i < 5; i++)
         assert.equal(

@@ -9,23 +9,18 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_AUTH, TEST_SECURITY, addCollectionCfg, tempHome, writeGlobalCfg } from '../http/helpers.js';
+import { ADMIN_AUTH, addCollectionCfg } from '../http/helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 import { waitFor } from '../support/wait.js';
 
 describe('a failing merge', () => {
-  let server: RunningServer;
-  let home: string;
-  let cleanup: () => void;
+  let server: TestServer;
   const auth = { authorization: ADMIN_AUTH };
   const base = () => `${server.url}/push-api/v1/collections/m`;
 
   before(async () => {
-    ({ home, cleanup } = tempHome());
-    writeGlobalCfg(home, ['push.worker-thread-count=1']);
-    server = await startServer({ home, port: 0, security: TEST_SECURITY });
-    server.manager.create('m', 'push');
-    addCollectionCfg(home, 'm', [
+    server = await testServer({ global: ['push.worker-thread-count=1'], collections: ['m'] });
+    addCollectionCfg(server.home, 'm', [
       'push.max-generations=4',
       'push.create-snapshot-on-merge-failure=true',
       'push.auto-commit.timeout-seconds=0',
@@ -33,8 +28,7 @@ describe('a failing merge', () => {
   });
 
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   const putAndCommit = async (i: number): Promise<Response> => {
@@ -60,13 +54,13 @@ describe('a failing merge', () => {
       }
     ).response.resultPacket.resultsSummary.totalMatching;
   const pushLog = () => {
-    const file = join(home, 'web', 'log', 'push.log');
+    const file = join(server.home, 'web', 'log', 'push.log');
     return existsSync(file) ? readFileSync(file, 'utf8') : '';
   };
 
   it('is reported, snapshotted, stops commits at the limit with the reason, and recovers', async () => {
     assert.equal((await putAndCommit(0)).status, 200);
-    const live = join(home, 'data', 'm', 'live');
+    const live = join(server.home, 'data', 'm', 'live');
     const tim = readdirSync(live).find((name) => /^g\d+\.tim$/.test(name))!;
     const whole = readFileSync(join(live, tim));
     const damaged = Buffer.from(whole);
@@ -114,7 +108,7 @@ describe('a failing merge', () => {
       new RegExp(tim.replace('.', '\\.')),
       'the error names the damaged file',
     );
-    const snapshots = readdirSync(join(home, 'data', 'm', 'snapshot'));
+    const snapshots = readdirSync(join(server.home, 'data', 'm', 'snapshot'));
     assert.ok(
       snapshots.some((name) => name.startsWith('ServiceInternal-merge-failed-')),
       snapshots.join(', '),

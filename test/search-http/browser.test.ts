@@ -1,38 +1,19 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { TEST_SECURITY, tempHome } from '../http/helpers.js';
 import { waitFor } from '../support/wait.js';
 import { clickLines, pushAndCommit } from './helpers.js';
+import { launchChromium, skipWithoutChromium, type Browser } from '../support/chromium.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
-// Debian's chromium (CI installs it: .ci/run); playwright-core drives it, no browser download.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
-
-type Playwright = typeof import('playwright-core');
-type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
+const skip = skipWithoutChromium;
 
 describe('the results page in a real browser', { skip, timeout: 120_000 }, () => {
   let target: Server;
   let targetUrl: string;
   const targetHits: string[] = [];
-  let server: RunningServer;
-  let home: { home: string; cleanup: () => void };
+  let server: TestServer;
   let browser: Browser;
 
   before(async () => {
@@ -47,9 +28,7 @@ describe('the results page in a real browser', { skip, timeout: 120_000 }, () =>
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 
-    home = tempHome();
-    server = await startServer({ home: home.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
+    server = await testServer({ collections: ['docs'] });
     await pushAndCommit(server.app, 'docs', [
       {
         key: `${targetUrl}/lanterns`,
@@ -68,15 +47,13 @@ describe('the results page in a real browser', { skip, timeout: 120_000 }, () =>
       },
     ]);
 
-    const { chromium } = (await import('playwright-core')) as Playwright;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {
     await browser?.close();
-    await server?.close();
+    await server?.dispose();
     await new Promise<void>((resolve) => (target === undefined ? resolve() : target.close(() => resolve())));
-    home?.cleanup();
   });
 
   it('searches from the box, shows results, and a click is logged and lands on the result', async () => {
@@ -120,8 +97,8 @@ describe('the results page in a real browser', { skip, timeout: 120_000 }, () =>
       [expected],
     );
 
-    await waitFor('the click line', () => clickLines(home.home, 'docs').length === 1);
-    const [click] = clickLines(home.home, 'docs');
+    await waitFor('the click line', () => clickLines(server.home, 'docs').length === 1);
+    const [click] = clickLines(server.home, 'docs');
     assert.equal(click!.collection, 'docs');
     assert.equal(click!.query, 'lanterns');
     assert.equal(click!.rank, 1);

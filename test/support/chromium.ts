@@ -1,6 +1,6 @@
 /**
  * Debian's chromium driven by playwright-core (no browser download at install time), shared by
- * the admin UI's browser tests. CI installs the package (.ci/run); without it the tests skip
+ * the browser tests (admin UI, landing page, results page). CI installs the package (.ci/run); without it the tests skip
  * with `skipWithoutChromium` saying what to install.
  */
 import { existsSync } from 'node:fs';
@@ -10,6 +10,7 @@ const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
+  '--disable-quic',
   '--no-first-run',
   '--disable-background-networking',
   '--disable-component-update',
