@@ -154,6 +154,23 @@ export class MaxScoreBulkScorer implements BulkScorer {
   }
 
   /**
+   * While matches are counted (no threshold yet, every clause essential and on `d` or past
+   * it): true, with the clauses on `d` moved past it, when `d` cannot enter the heap on the
+   * bounds of its matching clauses (summed in clause order, as its score would be).
+   */
+  private countsOnly(d: number, collector: TopKCollector): boolean {
+    const entry = collector.entryScore();
+    if (entry === -Infinity) return false;
+    const docs = this.docs;
+    const clauses = this.clauses;
+    let bound = 0;
+    for (let i = 0; i < this.n; i++) if (docs[i] === d) bound += clauses[i].boundHere() + this.coord;
+    if (!cannotCompete(bound, entry)) return false;
+    for (let i = 0; i < this.n; i++) if (docs[i] === d) docs[i] = clauses[i].nextDoc();
+    return true;
+  }
+
+  /**
    * Scores the candidates of [windowMin, windowMax) produced by the essential clauses.
    * Returns where the next window starts: windowMax, or just after the current document
    * when the threshold rose enough to change the partition.
@@ -204,38 +221,42 @@ export class MaxScoreBulkScorer implements BulkScorer {
         }
         continue;
       }
-      counters.docsScored++;
-      let partial = 0;
-      for (let j = firstEssential; j < n; j++) {
-        const i = order[j];
-        if (docs[i] === d) {
-          const v = clauses[i].score() + coord;
-          contrib[i] = v;
-          partial += v;
-          docs[i] = clauses[i].nextDoc();
+      if (minComp === -Infinity && this.countsOnly(d, collector)) {
+        collector.count();
+      } else {
+        counters.docsScored++;
+        let partial = 0;
+        for (let j = firstEssential; j < n; j++) {
+          const i = order[j];
+          if (docs[i] === d) {
+            const v = clauses[i].score() + coord;
+            contrib[i] = v;
+            partial += v;
+            docs[i] = clauses[i].nextDoc();
+          }
         }
-      }
-      let competitive = true;
-      for (let j = firstEssential - 1; j >= 0; j--) {
-        if ((partial + prefixBound[j]) * PARTIAL_SUM_SLACK <= minComp) {
-          competitive = false;
-          break;
+        let competitive = true;
+        for (let j = firstEssential - 1; j >= 0; j--) {
+          if ((partial + prefixBound[j]) * PARTIAL_SUM_SLACK <= minComp) {
+            competitive = false;
+            break;
+          }
+          const i = order[j];
+          if (docs[i] < d) docs[i] = clauses[i].advance(d);
+          if (docs[i] === d) {
+            const v = clauses[i].score() + coord;
+            contrib[i] = v;
+            partial += v;
+          }
         }
-        const i = order[j];
-        if (docs[i] < d) docs[i] = clauses[i].advance(d);
-        if (docs[i] === d) {
-          const v = clauses[i].score() + coord;
-          contrib[i] = v;
-          partial += v;
+        let score = 0;
+        for (let i = 0; i < n; i++) {
+          score += contrib[i];
+          contrib[i] = 0;
         }
+        if (!competitive) continue;
+        collector.collect(d, score);
       }
-      let score = 0;
-      for (let i = 0; i < n; i++) {
-        score += contrib[i];
-        contrib[i] = 0;
-      }
-      if (!competitive) continue;
-      collector.collect(d, score);
       if (prune) {
         const newMin = collector.minCompetitiveScore();
         if (newMin > minComp) {

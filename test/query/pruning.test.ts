@@ -54,6 +54,21 @@ describe('counting without scoring', () => {
     assert.ok(pruned.counters.docsScored < 3_700, `scored ${pruned.counters.docsScored}`);
   });
 
+  it('does the same for a top-level disjunction (MaxScore)', () => {
+    const topLevel: Query = {
+      kind: 'bool',
+      should: [
+        { kind: 'term', term: 'common' },
+        { kind: 'term', term: 'rare' },
+      ],
+      coordBoost: 1000,
+    };
+    const { pruned } = compare(topLevel, { totalHitsThreshold: Infinity });
+    assert.equal(pruned.totalHits, N);
+    assert.equal(pruned.totalHitsExact, true);
+    assert.ok(pruned.counters.docsScored < 3_700, `scored ${pruned.counters.docsScored}`);
+  });
+
   it('scores nothing when only the count is asked for (k = 0)', () => {
     const r = executeQuery([gen], anyOf, { k: 0, totalHitsThreshold: Infinity });
     assert.equal(r.totalHits, N);
