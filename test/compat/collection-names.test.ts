@@ -6,6 +6,7 @@ import type { InjectOptions } from 'fastify';
 import { buildApp } from '../../src/http/build-app.js';
 import {
   ADMIN_AUTH,
+  adminRequest,
   TEST_SECURITY,
   VERSIONS,
   contentOf,
@@ -19,13 +20,8 @@ const TILDE = 'govscot~ds-news-push';
 
 describe('collection names as the original allows them', () => {
   let t: TestApp;
-  const admin = (method: InjectOptions['method'], url: string, payload?: unknown) =>
-    t.app.inject({
-      method,
-      url: `/admin-api/v1${url}`,
-      headers: { authorization: ADMIN_AUTH },
-      ...(payload === undefined ? {} : { payload: payload as string }),
-    });
+  const admin = (method: InjectOptions['method'], path: string, body?: object) =>
+    adminRequest(t.app, method, path, body);
 
   before(async () => {
     t = await testApp([]);

@@ -23,13 +23,7 @@ describe('compat: DocumentFixerFilterProvider repairs titles and dates', () => {
   let server: TestServer;
 
   before(async () => {
-    server = await testServer();
-    const created = await fetch(`${server.url}/admin-api/v1/collections/${C}`, {
-      method: 'PUT',
-      headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'push' }),
-    });
-    assert.equal(created.status, 200, await created.text());
+    server = await testServer({ collections: [C] });
   });
   after(async () => {
     await server.dispose();

@@ -33,9 +33,7 @@ describe('compat: metamap.cfg <element> sources and plain meta names', () => {
   let server: TestServer;
 
   before(async () => {
-    server = await testServer();
-    const created = await api('PUT', `/admin-api/v1/collections/${C}`, { type: 'push' });
-    assert.equal(created.status, 200, await created.text());
+    server = await testServer({ collections: [C] });
   });
   after(async () => {
     await server.dispose();

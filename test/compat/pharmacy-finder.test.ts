@@ -37,11 +37,7 @@ describe('compat: the pharmacy finder (geospatial records, metaData, kmFromOrigi
   let server: TestServer;
 
   before(async () => {
-    server = await testServer();
-    const created = await api('PUT', `/admin-api/v1/collections/${C}`, JSON.stringify({ type: 'push' }), {
-      'content-type': 'application/json',
-    });
-    assert.equal(created.status, 200, await created.text());
+    server = await testServer({ collections: [C] });
     const conf = join(server.home, 'conf', C);
     mkdirSync(conf, { recursive: true });
     writeFileSync(

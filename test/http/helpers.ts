@@ -53,6 +53,21 @@ export function injectAsAdmin(app: FastifyInstance): void {
   };
 }
 
+/** A request to the admin API, `/admin-api/v1{path}`, as the admin user; a body is sent as JSON. */
+export function adminRequest(
+  app: FastifyInstance,
+  method: InjectOptions['method'],
+  path: string,
+  body?: object,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url: `/admin-api/v1${path}`,
+    headers: { authorization: ADMIN_AUTH },
+    ...(body === undefined ? {} : { payload: body }),
+  });
+}
+
 /** A temporary installation folder; `cleanup` removes it. */
 export function tempHome(): { home: string; cleanup: () => void } {
   const home = mkdtempSync(join(tmpdir(), 'pushsearch-http-'));

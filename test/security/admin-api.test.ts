@@ -3,17 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
+import { adminRequest } from '../http/helpers.js';
 import { ADMIN_AUTH, basicAuth, securityApp, type SecurityApp } from './helpers.js';
 
 describe('admin API', () => {
   let t: SecurityApp;
-  const admin = (method: InjectOptions['method'], url: string, payload?: unknown) =>
-    t.app.inject({
-      method,
-      url: `/admin-api/v1${url}`,
-      headers: { authorization: ADMIN_AUTH },
-      ...(payload === undefined ? {} : { payload: payload as string }),
-    });
+  const admin = (method: InjectOptions['method'], path: string, body?: object) =>
+    adminRequest(t.app, method, path, body);
 
   before(async () => {
     t = await securityApp([]);
@@ -186,7 +182,7 @@ describe('admin API', () => {
     });
     assert.equal(state.statusCode, 200);
 
-    const refusals: [string, unknown, string][] = [
+    const refusals: [string, object, string][] = [
       ['/users/newbie', { permissions: [], collections: [] }, 'PASSWORD_INVALID'],
       ['/users/newbie', { password: 'short', permissions: [], collections: [] }, 'PARAMETER_INVALID'],
       [

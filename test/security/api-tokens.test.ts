@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { MAX_LOGIN_TOKENS_PER_USER } from '../../src/security/user-store.js';
+import { adminRequest } from '../http/helpers.js';
 import {
-  ADMIN_AUTH,
   assertForbidden,
   assertUnauthenticated,
   filesContaining,
@@ -24,13 +24,8 @@ describe('API tokens', () => {
   let t: SecurityApp;
   afterEach(async () => t?.close());
 
-  const admin = (method: InjectOptions['method'], url: string, payload?: unknown) =>
-    t.app.inject({
-      method,
-      url: `/admin-api/v1${url}`,
-      headers: { authorization: ADMIN_AUTH },
-      ...(payload === undefined ? {} : { payload: payload as string }),
-    });
+  const admin = (method: InjectOptions['method'], path: string, body?: object) =>
+    adminRequest(t.app, method, path, body);
   const putAs = (token: string, collection: string) =>
     t.app.inject({
       method: 'PUT',
@@ -109,7 +104,7 @@ describe('API tokens', () => {
     assert.deepEqual(apiToken.collections, ['docs'], "default scope: the user's collections");
     assert.equal(apiToken.expires, expires);
 
-    const refusals: [string, unknown, number, string][] = [
+    const refusals: [string, object, number, string][] = [
       ['/users/pusher/api-tokens', { name: 'hourly' }, 409, 'API_TOKEN_EXISTS'],
       [
         '/users/pusher/api-tokens',
