@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { spellingHash, type Analyzer, type AnalyzerOptions } from '../../src/index/analysis/analyzer.js';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
+import { anyCodePoint } from '../support/code-point-unit.js';
 
 /**
  * The raw-token path of the analyzer (`forEachToken` + `termOfToken`, what the indexing buffer
@@ -267,7 +268,7 @@ describe('createAnalyzer: forEachToken and termOfToken', () => {
       fc.property(
         fc.oneof(
           fc.string({ unit: 'grapheme', maxLength: 60 }),
-          fc.string({ unit: 'binary', maxLength: 60 }),
+          fc.string({ unit: anyCodePoint, maxLength: 60 }),
           fc.constantFrom(...TEXTS),
         ),
         (text) => {

@@ -5,6 +5,7 @@ import { SearchError } from '../../src/errors.js';
 import type { Analyzer, Token } from '../../src/index/analysis/analyzer.js';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 import { ENGLISH_STOP_WORDS } from '../../src/index/analysis/english-stop-words.js';
+import { anyCodePoint } from '../support/code-point-unit.js';
 
 const plain = createAnalyzer();
 
@@ -381,7 +382,7 @@ describe('createAnalyzer: properties', () => {
   const mixed = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((p) => p.join(''));
   const anyText = fc.oneof(
     mixed,
-    fc.string({ unit: 'binary', maxLength: 60 }),
+    fc.string({ unit: anyCodePoint, maxLength: 60 }),
     fc.string({ unit: 'grapheme', maxLength: 30 }),
   );
   const analyzers = [

@@ -10,6 +10,7 @@ import {
   type FilteredDocument,
 } from '../../src/collection/filters/filtered-document.js';
 import type { XmlConfigLike } from '../../src/collection/filters/xml-config-like.js';
+import { anyCodePoint } from '../support/code-point-unit.js';
 
 const CONTENT_TYPES = [
   'text/html',
@@ -117,7 +118,7 @@ const content = fc.oneof(
   // Mostly well-formed starts, so that the XML and JSON parsers get past their first bytes.
   fragments.map((s) => encode(`<?xml version="1.0"?><a><b id="7">${s}</b><url>u</url></a>`)),
   fragments.map((s) => encode(`{"title": "t", "k": [${s}]}`)),
-  fc.string({ unit: 'binary', maxLength: 200 }).map(encode),
+  fc.string({ unit: anyCodePoint, maxLength: 200 }).map(encode),
   fc.json({ maxDepth: 4 }).map(encode),
   wellFormedXml().map((xml) => encode(`<?xml version="1.0"?>${xml}`)),
 );

@@ -12,6 +12,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { anyCodePoint } from '../support/code-point-unit.js';
 
 /** Credentials a request carries. `pusher` may push to `docs` and `scratch`; `admin` may do anything. */
 export type Auth = 'admin' | 'pusher' | 'none' | 'wrong-password' | 'garbage' | 'bogus-token';
@@ -105,7 +106,7 @@ const wireValue = (value: string): fc.Arbitrary<string> =>
 const weirdText = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.string({ unit: anyCodePoint, maxLength: 20 }),
   fc.constantFrom(
     '',
     ' ',

@@ -15,6 +15,7 @@ import {
 import type { Query } from '../../src/query/query-tree.js';
 import { MemoryGeneration } from '../support/memory-generation.js';
 import { leafCount, nodes } from './helpers.js';
+import { anyCodePoint } from '../support/code-point-unit.js';
 
 const body = createAnalyzer({ stem: true, stopWords: true });
 const title = createAnalyzer({ stem: false });
@@ -63,7 +64,7 @@ const PIECES = [
 const syntaxText = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((a) => a.join(''));
 const anyText = fc.oneof(
   syntaxText,
-  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.string({ unit: anyCodePoint, maxLength: 200 }),
   // Every UTF-16 unit, lone surrogates included.
   fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 200 }),
   // Long enough for the clause and length limits.
