@@ -1,6 +1,9 @@
 import { NO_MORE_DOCS } from '../index/generation-view.js';
 import { Scorer } from './scorer.js';
 
+/** Up to this many clauses {@link DisjunctionScorer.boundHere} scans them all instead of walking the heap. */
+const LINEAR_BOUND_MAX_CLAUSES = 16;
+
 /**
  * Documents matching at least `minShouldMatch` of the clauses; the score is the sum, over the
  * matching clauses, of the clause's score plus `coordBoost`. The clauses sit in a binary heap
@@ -157,8 +160,16 @@ export class DisjunctionScorer extends Scorer {
 
   /** The matching clauses' bounds, summed in clause order as {@link score} sums their scores. */
   override boundHere(): number {
-    if (this.topDoc !== this.doc) this.collectTop(this.doc);
+    const doc = this.doc;
     let s = 0;
+    if (this.n <= LINEAR_BOUND_MAX_CLAUSES) {
+      // Few clauses (a query's words): one pass in clause order costs less than the heap
+      // walk and sort of collectTop, and most documents counted this way are never scored.
+      const subDocs = this.subDocs;
+      for (let i = 0; i < this.n; i++) if (subDocs[i] === doc) s += this.subs[i].boundHere() + this.coord;
+      return s;
+    }
+    if (this.topDoc !== doc) this.collectTop(doc);
     for (let k = 0; k < this.topSize; k++) s += this.subs[this.top[k]].boundHere() + this.coord;
     return s;
   }
