@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { ADMIN_PASSWORD, TEST_SECURITY, tempHome } from '../http/helpers.js';
+import { ADMIN_PASSWORD } from '../http/helpers.js';
 import { MAIN } from '../support/server-process.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 interface Run {
   code: number;
@@ -31,20 +31,15 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 describe('pushsearch user, token and options', () => {
-  let server: RunningServer;
-  let temp: { home: string; cleanup: () => void };
+  let server: TestServer;
   let as: string[];
 
   before(async () => {
-    temp = tempHome();
-    server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
-    server.manager.create('docs', 'push');
-    server.manager.create('other', 'push');
+    server = await testServer({ collections: ['docs', 'other'] });
     as = ['--url', server.url, '--password', ADMIN_PASSWORD];
   });
   after(async () => {
-    await server.close();
-    temp.cleanup();
+    await server.dispose();
   });
 
   it('--version; an option the command does not take, or an unknown one, is named with the options it takes', async () => {

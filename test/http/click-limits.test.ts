@@ -11,9 +11,9 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { clickLogFile } from '../../src/collection/evidence/click-log.js';
-import { startServer, type RunningServer } from '../../src/http/server.js';
 import { clickLines, pushAndCommit, searchJson } from '../search-http/helpers.js';
-import { ADMIN_AUTH, TEST_SECURITY, tempHome, writeGlobalCfg } from './helpers.js';
+import { ADMIN_AUTH } from './helpers.js';
+import { testServer, type TestServer } from '../support/test-server.js';
 
 const PAGE = 'https://clicks.example/page';
 
@@ -24,7 +24,7 @@ interface Answer {
 }
 
 /** A GET from a chosen loopback address (every 127.x address reaches the server on 127.0.0.1). */
-function getFrom(server: RunningServer, path: string, localAddress = '127.0.0.1'): Promise<Answer> {
+function getFrom(server: TestServer, path: string, localAddress = '127.0.0.1'): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = http.get(
       { host: '127.0.0.1', port: server.port, path, localAddress, agent: false },
@@ -42,17 +42,12 @@ function getFrom(server: RunningServer, path: string, localAddress = '127.0.0.1'
 }
 
 /** Starts a server with `global` lines, one committed page, and returns it with the page's click link. */
-async function serverWithPage(
-  global: string[],
-): Promise<{ server: RunningServer; link: URL; cleanup: () => void }> {
-  const temp = tempHome();
-  writeGlobalCfg(temp.home, ['search.thread-count=0', ...global]);
-  const server = await startServer({ home: temp.home, port: 0, security: TEST_SECURITY });
-  server.manager.create('docs', 'push');
+async function serverWithPage(global: string[]): Promise<{ server: TestServer; link: URL }> {
+  const server = await testServer({ global: ['search.thread-count=0', ...global], collections: ['docs'] });
   await pushAndCommit(server.app, 'docs', [{ key: PAGE, body: 'A page about lanterns.' }]);
   const packet = await searchJson(server.app, { collection: 'docs', query: 'lanterns' });
   const link = new URL(packet.response.resultPacket.results[0]!.clickTrackingUrl, 'http://localhost');
-  return { server, link, cleanup: temp.cleanup };
+  return { server, link };
 }
 
 /** The click link with another query (the signature covers the url only). */
@@ -63,16 +58,14 @@ function withQuery(link: URL, query: string): string {
 }
 
 describe('click limits: rate and dedupe', () => {
-  let server: RunningServer;
+  let server: TestServer;
   let link: URL;
-  let cleanup: () => void;
 
   before(async () => {
-    ({ server, link, cleanup } = await serverWithPage(['search.clicks.max-per-minute=5']));
+    ({ server, link } = await serverWithPage(['search.clicks.max-per-minute=5']));
   });
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   it('one address gets 429 CLICK_RATE_LIMITED with Retry-After past its limit; another address still clicks', async () => {
@@ -134,19 +127,17 @@ describe('click limits: rate and dedupe', () => {
 
 describe('click limits: click log size', () => {
   const CAP = 4096;
-  let server: RunningServer;
+  let server: TestServer;
   let link: URL;
-  let cleanup: () => void;
 
   before(async () => {
-    ({ server, link, cleanup } = await serverWithPage([
+    ({ server, link } = await serverWithPage([
       'search.clicks.max-per-minute=0',
       `search.clicks.max-log-bytes=${CAP}`,
     ]));
   });
   after(async () => {
-    await server.close();
-    cleanup();
+    await server.dispose();
   });
 
   it('stops logging at search.clicks.max-log-bytes, still redirects, says so once in push.log, and logs again once processed', async () => {
