@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Runs the compiled test suites with node's built-in runner and ends the output with one
 // plain line, `N passed, N failed`, that a CI log reader understands at a glance.
-// Usage: node scripts/run-tests.js [--long] [filter-substring...]
+// Usage: node scripts/run-tests.js [--long] [--concurrency=N] [filter-substring...]
 // --long also runs `*.long.test.js` files and the many-iteration variants (PUSHSEARCH_LONG_TESTS=1).
+// --concurrency=N runs N test files at a time (default: one per core), e.g. to time the suite
+// with more files than cores when many of them wait on the disk or on timers.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -11,6 +13,15 @@ import { join } from 'node:path';
 const args = process.argv.slice(2);
 const long = args.includes('--long');
 const filters = args.filter((a) => !a.startsWith('--'));
+const concurrencyArg = args.find((a) => a.startsWith('--concurrency='));
+const concurrency =
+  concurrencyArg === undefined
+    ? Math.max(1, availableParallelism())
+    : Number(concurrencyArg.slice('--concurrency='.length));
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(`${concurrencyArg}: the number of test files at a time must be a whole number >= 1`);
+  process.exit(2);
+}
 
 function findTests(dir) {
   const out = [];
@@ -38,7 +49,7 @@ const result = spawnSync(
   process.execPath,
   [
     '--test',
-    `--test-concurrency=${Math.max(1, availableParallelism())}`,
+    `--test-concurrency=${concurrency}`,
     // Also bounds each test file as a whole: the longest (the kill -9 suite) took 364 s on a
     // 2-core machine at load 24; a hang fails after 8 minutes instead of 10.
     '--test-timeout=480000',
