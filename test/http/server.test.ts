@@ -15,6 +15,22 @@ interface Answer {
   body: string;
 }
 
+/** The answer to a node:http request, once its body has arrived. */
+function answerOf(response: http.IncomingMessage): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('end', () =>
+      resolve({
+        status: response.statusCode ?? 0,
+        headers: response.headers,
+        body: Buffer.concat(chunks).toString(),
+      }),
+    );
+    response.on('error', reject);
+  });
+}
+
 /** One request with node:http as the test admin; header names are sent exactly as given. */
 function send(
   url: string,
@@ -33,18 +49,7 @@ function send(
         headers: { authorization: ADMIN_AUTH, ...options.headers },
         agent: options.agent ?? false,
       },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString(),
-          }),
-        );
-        response.on('error', reject);
-      },
+      (response) => void answerOf(response).then(resolve, reject),
     );
     request.on('error', reject);
     request.end(options.body);
@@ -173,17 +178,7 @@ describe('the push API over a real socket', () => {
               },
               agent: false,
             },
-            (response) => {
-              const chunks: Buffer[] = [];
-              response.on('data', (c: Buffer) => chunks.push(c));
-              response.on('end', () =>
-                resolve({
-                  status: response.statusCode ?? 0,
-                  headers: response.headers,
-                  body: Buffer.concat(chunks).toString(),
-                }),
-              );
-            },
+            (response) => void answerOf(response).then(resolve, reject),
           );
           request.on('error', reject);
           for (let i = 0; i < 20; i++) request.write(Buffer.alloc(10_000, 0x62));
@@ -259,17 +254,7 @@ describe('the push API over a real socket', () => {
           agent: false,
         });
         const answerA = new Promise<Answer>((resolve, reject) => {
-          requestA.on('response', (response) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (c: Buffer) => chunks.push(c));
-            response.on('end', () =>
-              resolve({
-                status: response.statusCode ?? 0,
-                headers: response.headers,
-                body: Buffer.concat(chunks).toString(),
-              }),
-            );
-          });
+          requestA.on('response', (response) => void answerOf(response).then(resolve, reject));
           requestA.on('error', reject);
         });
         requestA.write(Buffer.alloc(100, 0x61));
