@@ -2,7 +2,8 @@
  * The index engine as a library: no HTTP, no configuration files. See ARCHITECTURE.md.
  */
 export { SearchIndex } from './search-index.js';
-export type { IndexOptions, IndexEvent, CommitOptions, CommitResult, SnapshotInfo } from './search-index.js';
+export type { IndexOptions, IndexEvent, SnapshotInfo } from './search-index.js';
+export type { CommitOptions, CommitResult } from './commit-publisher.js';
 export { Searcher } from './searcher.js';
 export type { FoundDocument } from './searcher.js';
 export type { DocumentInput, StoredRecord, StoredValue } from './document.js';

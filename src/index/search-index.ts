@@ -1,6 +1,5 @@
-import { CorruptIndexError, diskFullError, isDiskFull, SearchError } from '../errors.js';
+import { CorruptIndexError, SearchError } from '../errors.js';
 import { KEY_FIELD, type DocumentInput, type StoredRecord } from './document.js';
-import type { FlushedGeneration } from './staging/flushed-generation.js';
 import { InlineStager } from './staging/inline-stager.js';
 import type { PendingFlush, Stager } from './staging/stager.js';
 import { WorkerStager } from './staging/worker-stager.js';
@@ -29,7 +28,13 @@ import { describeDirectory } from './store/directory-description.js';
 import { verifyCodecFile } from './store/codec-file.js';
 import { LiveManifest, type KilledUpdate } from './live-manifest.js';
 import { SerialUpdater } from './serial-updater.js';
-import { docOfLocation, generationOfLocation, locationOf, type Location } from './key-locations.js';
+import {
+  CommitPublisher,
+  MERGE_CATCH_UP_MS,
+  type CommitEvent,
+  type CommitOptions,
+  type CommitResult,
+} from './commit-publisher.js';
 
 export interface IndexOptions {
   /** The index folder (a path, or a Directory for tests). */
@@ -70,31 +75,8 @@ export interface IndexOptions {
   mergeCatchUpMs?: number;
 }
 
-/**
- * Default of {@link IndexOptions.mergeCatchUpMs}: long enough for a merge of small generations
- * on a busy machine, short enough that a merge that does not end (a disk that stops
- * answering) answers the commit with a retryable 503 instead of holding it, and the
- * collection's stop queued behind it, for ever.
- */
-export const MERGE_CATCH_UP_MS = 30_000;
-
-export type IndexEvent =
-  | { type: 'commit'; manifest: number; generations: number[]; changes: number; durationMs: number }
-  | { type: 'flush'; generation: number; documents: number }
-  | MergeEvent;
-
-export interface CommitOptions {
-  /** Highest journal sequence number whose change is in this commit (recorded in the manifest). */
-  journalSeq?: number;
-  userData?: Record<string, unknown>;
-}
-
-export interface CommitResult {
-  manifest: number;
-  /** Generations this commit created (usually one; more when the buffer was flushed early). */
-  generations: number[];
-  changes: number;
-}
+/** What the index reports: commits, early flushes, merges. */
+export type IndexEvent = CommitEvent | MergeEvent;
 
 export interface SnapshotInfo {
   manifest: number;
@@ -142,8 +124,8 @@ export class SearchIndex {
   /** Stagers replaced by {@link useSchema}, still ending their threads; close() waits for them. */
   private readonly retiredStagers = new Set<Promise<void>>();
   private readonly newStager: (schema: Schema) => Stager;
-  /** Cuts of staged changes, oldest first, waiting for the next commit to publish them. */
-  private pending: PendingFlush[] = [];
+  /** Publishes cuts of staged changes as commits. */
+  private readonly commits: CommitPublisher;
   /** Staged documents by key, newest layer last; a layer leaves once its commit is published. */
   private stagedLayers: StagedLayer[] = [new Map() as StagedLayer];
   private readonly updater = new SerialUpdater();
@@ -166,15 +148,16 @@ export class SearchIndex {
     this.merges = this.newMergeScheduler();
     const allocate = () => this.state.allocateGeneration();
     const ramBufferBytes = options.ramBufferBytes ?? 64 * 1024 * 1024;
-    const onFull = (flush: PendingFlush) => {
-      this.pending.push(flush);
-      // Write it now (not at the commit) so that memory stays bounded; the commit publishes it.
-      void this.serial(async () => {
-        const flushed = await flush.result();
-        if (flushed.meta !== null)
-          this.emit({ type: 'flush', generation: flushed.meta.generation, documents: flushed.meta.docCount });
-      }).catch(() => undefined);
-    };
+    this.commits = new CommitPublisher({
+      state: this.state,
+      updater: this.updater,
+      merges: this.merges,
+      maxGenerations: this.policy.maxGenerations,
+      mergeCatchUpMs: options.mergeCatchUpMs ?? MERGE_CATCH_UP_MS,
+      counters: this.counters,
+      emit: (event) => this.emit(event),
+    });
+    const onFull = (flush: PendingFlush) => this.commits.addEarlyCut(flush);
     const threads = options.indexThreads ?? 0;
     // The inline stager analyses with the index's own Schema (its analyzers and their caches); worker threads build theirs from the options.
     const description = threads > 0 ? describeDirectory(dir) : null;
@@ -252,9 +235,7 @@ export class SearchIndex {
 
   /** Changes staged and not yet committed. */
   get stagedChanges(): number {
-    let changes = this.stager.changes;
-    for (const pending of this.pending) changes += pending.changes;
-    return changes;
+    return this.stager.changes + this.commits.pendingChanges;
   }
 
   /**
@@ -291,11 +272,10 @@ export class SearchIndex {
    */
   async commit(options: CommitOptions = {}): Promise<CommitResult> {
     this.ensureOpen();
-    this.pending.push(...this.stager.cut());
+    const cuts = this.stager.cut();
     const layers = this.stagedLayers.slice();
     this.stagedLayers.push(new Map());
-    await this.waitWhileMergesCatchUp();
-    const result = await this.serial(() => this.publishPending(options));
+    const result = await this.commits.commit(cuts, options);
     this.stagedLayers = this.stagedLayers.filter((layer) => !layers.includes(layer));
     return result;
   }
@@ -476,196 +456,6 @@ export class SearchIndex {
     await this.stager.close();
     await Promise.allSettled([...this.retiredStagers]);
     this.state.close();
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // Commit
-
-  private async publishPending(options: CommitOptions): Promise<CommitResult> {
-    const started = performance.now();
-    const pending = this.pending.slice();
-    const journalSeq = Math.max(
-      options.journalSeq ?? this.state.manifest.journalSeq,
-      this.state.manifest.journalSeq,
-    );
-    if (
-      pending.length === 0 &&
-      journalSeq === this.state.manifest.journalSeq &&
-      options.userData === undefined
-    ) {
-      return { manifest: this.state.manifest.number, generations: [], changes: 0 };
-    }
-    const liveCount = this.state.manifest.generations.length + pending.length;
-    if (liveCount > this.policy.maxGenerations) throw this.generationLimitError(liveCount);
-
-    let flushed: FlushedGeneration[];
-    try {
-      // Every cut is written at once (each worker writes its own): the commit waits for the slowest, not the sum.
-      flushed = await Promise.all(pending.map((entry) => entry.result()));
-    } catch (error) {
-      this.counters.TotCommitFailures++;
-      if (error instanceof SearchError) throw error;
-      if (isDiskFull(error)) throw diskFullError('writing a generation', error);
-      throw new SearchError('COMMIT_FAILED', `writing a generation failed: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    this.counters.TotFlushes += flushed.filter((f) => f.meta !== null).length;
-
-    // Which older documents these changes kill, and where each key lives afterwards.
-    const kills = new Map<number, number[]>();
-    const keyUpdates = new Map<string, Location | null>();
-    let changes = 0;
-    for (const entry of flushed) {
-      changes += entry.changes;
-      const generation = entry.meta?.generation;
-      entry.changedKeys.forEach((key, i) => {
-        const previous = keyUpdates.has(key) ? keyUpdates.get(key)! : this.state.keys.get(key);
-        if (previous !== undefined && previous !== null) {
-          const g = generationOfLocation(previous);
-          let list = kills.get(g);
-          if (list === undefined) kills.set(g, (list = []));
-          list.push(docOfLocation(previous));
-        }
-        const doc = entry.liveDocs[i]!;
-        keyUpdates.set(key, doc < 0 || generation === undefined ? null : locationOf(generation, doc));
-      });
-    }
-
-    const next: Manifest = {
-      ...this.state.manifest,
-      number: this.state.manifest.number + 1,
-      journalSeq,
-      lastCommitTime: new Date().toISOString(),
-      userData: { ...this.state.manifest.userData, ...options.userData },
-    };
-    const written: string[] = [];
-    let releaseReaders = () => {};
-    const killedUpdates = new Map<number, KilledUpdate>();
-    const killGeneration = (
-      generation: number,
-      maxDoc: number,
-      base: KilledBits | null,
-      docs: Iterable<number>,
-    ) => {
-      const bits = (base ?? new KilledBits(maxDoc)).with(docs);
-      const file = this.state.writeKilled(next, generation, bits);
-      written.push(file);
-      killedUpdates.set(generation, { bits, file });
-      return { bits, file };
-    };
-    try {
-      const generations: ManifestGeneration[] = [];
-      for (const entry of this.state.manifest.generations) {
-        const docs = kills.get(entry.generation);
-        if (docs === undefined) {
-          generations.push(entry);
-          continue;
-        }
-        const live = this.state.liveGeneration(entry.generation)!;
-        const { bits, file } = killGeneration(entry.generation, live.maxDoc, live.killed, docs);
-        generations.push({ ...entry, killedCount: bits.count, killedFile: file });
-      }
-      for (const entry of flushed) {
-        if (entry.meta === null) continue;
-        const generation = entry.meta.generation;
-        const docs = [...entry.killed, ...(kills.get(generation) ?? [])];
-        let killedCount = 0;
-        let killedName: string | null = null;
-        if (docs.length > 0) {
-          const { bits, file } = killGeneration(generation, entry.meta.docCount, null, docs);
-          killedCount = bits.count;
-          killedName = file;
-        }
-        generations.push({
-          generation,
-          docCount: entry.meta.docCount,
-          killedCount,
-          killedFile: killedName,
-          files: entry.meta.files,
-          sizeBytes: entry.meta.sizeBytes,
-        });
-      }
-      // A generation whose every document is killed is dropped, unless a merge reads it.
-      next.generations = generations.filter(
-        (g) => g.killedCount < g.docCount || this.merges.isMerging(g.generation),
-      );
-      const newFiles = flushed.flatMap((entry) => entry.meta?.files ?? []);
-      next.nextGeneration = this.state.nextGenerationNumber;
-      releaseReaders = this.state.openReaders(
-        flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation])),
-      );
-      // One round of fsyncs for the new files and the manifest, then the rename and the folder.
-      await publishManifest(this.dir, next, [...newFiles, ...written]);
-    } catch (error) {
-      releaseReaders();
-      if (!(error instanceof ManifestMaybePublishedError))
-        for (const file of written) this.state.files.deleteQuietly(file);
-      this.counters.TotCommitFailures++;
-      if (error instanceof SearchError) throw error;
-      if (isDiskFull(error)) throw diskFullError('the commit', error);
-      throw new SearchError('COMMIT_FAILED', `commit failed: ${(error as Error).message}`, { cause: error });
-    }
-
-    this.pending.splice(0, pending.length);
-    for (const [key, location] of keyUpdates) {
-      if (location === null) this.state.keys.delete(key);
-      else this.state.keys.set(key, location);
-    }
-    this.state.install(next, killedUpdates);
-    releaseReaders();
-    this.counters.TotCommits++;
-    const created = flushed.flatMap((entry) => (entry.meta === null ? [] : [entry.meta.generation]));
-    this.emit({
-      type: 'commit',
-      manifest: next.number,
-      generations: created,
-      changes,
-      durationMs: performance.now() - started,
-    });
-    this.merges.maybeMerge();
-    return { manifest: next.number, generations: created, changes };
-  }
-
-  private generationLimitError(count: number): SearchError {
-    const cause = this.counters.LastMergeError;
-    return new SearchError(
-      'GENERATION_LIMIT',
-      `commit refused: the index would have ${count} generations, above the limit of ${this.policy.maxGenerations} ` +
-        `(push.max-generations)` +
-        (cause === null
-          ? '; merges have not caught up yet, retry shortly'
-          : `; merges are failing: ${cause}. See push.log`),
-    );
-  }
-
-  /**
-   * Before committing at the generation limit, give running merges the chance to finish, for
-   * at most `mergeCatchUpMs`: past it `publishPending` refuses the commit (GENERATION_LIMIT,
-   * retry) rather than wait on a merge that may never end.
-   */
-  private async waitWhileMergesCatchUp(): Promise<void> {
-    const deadline = performance.now() + (this.options.mergeCatchUpMs ?? MERGE_CATCH_UP_MS);
-    for (;;) {
-      const count = this.state.manifest.generations.length + this.pending.length;
-      const left = deadline - performance.now();
-      if (
-        count <= this.policy.maxGenerations ||
-        this.merges.runningCount === 0 ||
-        this.merges.failuresSinceSuccess > 0 ||
-        left <= 0
-      )
-        return;
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([
-          this.merges.anyDone().then(() => this.updater.idle()),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, left))),
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
-    }
   }
 
   // ---------------------------------------------------------------------------------------

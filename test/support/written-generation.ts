@@ -2,6 +2,7 @@ import { GenerationBuffer } from '../../src/index/generation/generation-buffer.j
 import type { ManifestGeneration } from '../../src/index/manifest.js';
 import { Schema } from '../../src/index/schema.js';
 import { flushBuffer, type FlushedGeneration } from '../../src/index/staging/flushed-generation.js';
+import type { PendingFlush } from '../../src/index/staging/stager.js';
 import type { Directory } from '../../src/index/store/directory.js';
 
 /** One staged change: a put of the key, or (`-key`) its delete. */
@@ -32,5 +33,22 @@ export function manifestEntry(flushed: FlushedGeneration): ManifestGeneration {
     killedFile: null,
     files: meta.files,
     sizeBytes: meta.sizeBytes,
+  };
+}
+
+/** A cut whose generation is already written: what a stager hands to the commit. */
+export function pendingOf(flushed: FlushedGeneration): PendingFlush {
+  return { changes: flushed.changes, result: () => Promise.resolve(flushed) };
+}
+
+/** A cut whose write fails with each of `errors` in turn (a full disk, a dead thread), then succeeds. */
+export function flakyPending(flushed: FlushedGeneration, errors: Error[]): PendingFlush {
+  const left = [...errors];
+  return {
+    changes: flushed.changes,
+    result: () => {
+      const error = left.shift();
+      return error === undefined ? Promise.resolve(flushed) : Promise.reject(error);
+    },
   };
 }
