@@ -1,5 +1,5 @@
 import type { DocumentInput, StoredRecord } from '../index/document.js';
-import { encodeChange, type ChangeRecord } from './change-record.js';
+import { decodeChange, encodeChange, type ChangeRecord } from './change-record.js';
 import type { CollectionRuntime } from './collection-runtime.js';
 import { htmlElementsOf } from './config/metamap.js';
 import { mapDocument, mapRedirect, type PushedDocument } from './document-mapper.js';
@@ -23,6 +23,8 @@ export class ChangeStager {
   constructor(
     private readonly collection: string,
     private readonly log: PushLog,
+    /** False once the runtime is stopping: a restage then stops staging. */
+    private readonly isCurrent: (runtime: CollectionRuntime) => boolean = () => true,
   ) {}
 
   /**
@@ -45,14 +47,79 @@ export class ChangeStager {
       runtime.reindexTouched?.add(change.key);
       runtime.evidence.noteChanged(change.key, staged);
     });
+    this.drain(runtime);
+  }
+
+  /** Applies the waiting changes that are next in journal order (none while a restage runs). */
+  private drain(runtime: CollectionRuntime): void {
     for (;;) {
+      if (runtime.restaging !== undefined) return;
+      if (runtime.index.stagedChangesLost) {
+        // Staged now, the change would be refused (and logged as not indexable): it waits for the restage.
+        this.restage(runtime).catch(() => undefined);
+        return;
+      }
       const next = runtime.appliedSeq + 1;
       const waiting = runtime.waiting.get(next);
-      if (waiting === undefined) break;
+      if (waiting === undefined) return;
       waiting();
       runtime.waiting.delete(next);
       runtime.appliedSeq = next;
     }
+  }
+
+  /**
+   * Stages again, from the journal, every change applied since the index's last commit: how
+   * a collection recovers when its index lost its staged changes (an indexing thread that did
+   * not answer in time was replaced, see SearchIndex.stagedChangesLost). The index drops what
+   * is left of them first; meanwhile new changes wait their turn and commits wait for the
+   * restage (a commit's journal position must only claim changes the index holds). Once
+   * done, the next commit publishes everything. One restage at a time; a stop waits for it
+   * (it is among the runtime's commits in flight).
+   */
+  restage(runtime: CollectionRuntime): Promise<void> {
+    if (runtime.restaging !== undefined) return runtime.restaging;
+    // A stopping runtime's changes stay in the journal: the next start replays them.
+    if (!this.isCurrent(runtime)) return Promise.resolve();
+    const run = this.restageNow(runtime);
+    runtime.restaging = run;
+    runtime.commitsInFlight.add(run);
+    run.then(
+      () => {
+        runtime.restaging = undefined;
+        runtime.commitsInFlight.delete(run);
+        this.drain(runtime);
+      },
+      (error: Error) => {
+        // `restaging` stays rejected: commits are refused until the next start replays the journal.
+        runtime.commitsInFlight.delete(run);
+        this.log.error(
+          { collection: this.collection, err: { message: error.message } },
+          'staging changes again from the journal failed; commits are refused until the collection is started again',
+        );
+      },
+    );
+    return run;
+  }
+
+  private async restageNow(runtime: CollectionRuntime): Promise<void> {
+    runtime.restages++;
+    // Nothing is applied from here on until the restage ends: this is where the journal replay stops.
+    const through = runtime.appliedSeq;
+    await runtime.index.discardStaged();
+    const from = runtime.index.lastCommit.journalSeq;
+    let staged = 0;
+    await runtime.journal.replay(from, (seq, payload) => {
+      if (seq > through || !this.isCurrent(runtime)) return;
+      this.apply(runtime, decodeChange(payload), 'replay');
+      staged++;
+    });
+    this.log.warn(
+      { collection: this.collection, changes: staged, fromSeq: from + 1, throughSeq: through },
+      'an indexing thread did not answer and was replaced; the staged changes were staged again from the journal',
+    );
+    // Documents the evidence store had staged again (anchor text) were dropped with the rest.
+    runtime.evidence.invalidate('staged changes were dropped when an indexing thread was replaced');
   }
 
   /**
@@ -61,6 +128,12 @@ export class ChangeStager {
    * skipped: the others go on.
    */
   apply(runtime: CollectionRuntime, change: ChangeRecord, origin: ChangeOrigin): void {
+    if (runtime.index.stagedChangesLost) {
+      // The index refuses changes until they are all staged again (a RE_INDEX that sees the
+      // restage fails and is run again; the evidence store recomputes after it).
+      this.restage(runtime).catch(() => undefined);
+      return;
+    }
     try {
       switch (change.op) {
         case 'put':

@@ -1,4 +1,5 @@
 import type { SearchError } from '../errors.js';
+import type { CommitResult } from '../index/commit-publisher.js';
 import type { CollectionRuntime } from './collection-runtime.js';
 import type { GenerationLogWriter } from './generation-logs.js';
 import { recordedSchemaOf, sameSchema, SCHEMA_USER_DATA } from './index-schema.js';
@@ -20,6 +21,8 @@ export interface CommitsOptions {
   generationLogs: GenerationLogWriter;
   /** False once the runtime is stopping: its auto-commit then starts no new commit. */
   isCurrent: (runtime: CollectionRuntime) => boolean;
+  /** Stages the changes again from the journal after the index lost them (ChangeStager.restage). */
+  restage: (runtime: CollectionRuntime) => Promise<void>;
 }
 
 /**
@@ -44,13 +47,7 @@ export class CollectionCommits {
     }
     const started = performance.now();
     const evidenceBatch = runtime.evidence.beforeCommit();
-    // Recorded with the first commit that writes documents under it (an empty commit stays a no-op).
-    const unrecorded =
-      runtime.index.stagedChanges > 0 && !sameSchema(recordedSchemaOf(runtime.index), runtime.schema);
-    const run = runtime.index.commit({
-      journalSeq: runtime.appliedSeq,
-      ...(unrecorded ? { userData: { [SCHEMA_USER_DATA]: runtime.schema } } : {}),
-    });
+    const run = this.commitIndex(runtime);
     runtime.commitsInFlight.add(run);
     try {
       const result = await run;
@@ -73,6 +70,17 @@ export class CollectionCommits {
       };
     } catch (error) {
       runtime.evidence.afterCommit(evidenceBatch, false);
+      // An indexing thread that did not answer was replaced, and the staged changes with it:
+      // staged again from the journal, the next commit publishes them.
+      if (runtime.index.stagedChangesLost && this.options.isCurrent(runtime)) {
+        this.options.restage(runtime).then(
+          () => {
+            if (runtime.index.stagedChanges > 0 && this.options.isCurrent(runtime))
+              this.scheduleAutoCommit(runtime);
+          },
+          () => undefined,
+        );
+      }
       const e = error as SearchError;
       this.options.log.error(
         {
@@ -88,6 +96,23 @@ export class CollectionCommits {
       if (runtime.index.stagedChanges > 0 && this.options.isCurrent(runtime))
         this.scheduleAutoCommit(runtime);
     }
+  }
+
+  /**
+   * The index's commit of everything applied so far. While the staged changes are staged
+   * again (see ChangeStager.restage) it waits: its journal position must only claim changes
+   * the index holds. The position and the index's cut are taken together, with nothing
+   * applied in between.
+   */
+  private async commitIndex(runtime: CollectionRuntime): Promise<CommitResult> {
+    while (runtime.restaging !== undefined) await runtime.restaging;
+    // Recorded with the first commit that writes documents under it (an empty commit stays a no-op).
+    const unrecorded =
+      runtime.index.stagedChanges > 0 && !sameSchema(recordedSchemaOf(runtime.index), runtime.schema);
+    return runtime.index.commit({
+      journalSeq: runtime.appliedSeq,
+      ...(unrecorded ? { userData: { [SCHEMA_USER_DATA]: runtime.schema } } : {}),
+    });
   }
 
   /**

@@ -4,6 +4,7 @@ import { SearchError } from '../errors.js';
 import type { StoredRecord } from '../index/document.js';
 import type { SchemaOptions } from '../index/schema.js';
 import { SearchIndex, type IndexEvent } from '../index/search-index.js';
+import type { Directory } from '../index/store/directory.js';
 import { FsDirectory } from '../index/store/fs-directory.js';
 import { FileJournal } from '../journal/file-journal.js';
 import type { Journal } from '../journal/journal.js';
@@ -33,6 +34,15 @@ export interface CollectionRuntime {
   appliedSeq: number;
   /** Changes made durable but not yet applied, waiting for their turn (seq order). */
   waiting: Map<number, () => void>;
+  /**
+   * Set while the index's staged changes are staged again from the journal (an indexing
+   * thread was replaced, see ChangeStager.restage): changes wait in `waiting` and commits
+   * wait for it. Stays rejected when the journal could not be read: commits are then refused
+   * until the collection is started again.
+   */
+  restaging: Promise<void> | undefined;
+  /** How many times staged changes were dropped and staged again (a RE_INDEX that saw one must run again). */
+  restages: number;
   autoCommitTimer: NodeJS.Timeout | undefined;
   /** Commits started and not finished (API with wait=false, auto-commit, RE_INDEX, evidence). */
   commitsInFlight: Set<Promise<unknown>>;
@@ -64,6 +74,8 @@ export interface RuntimeStart {
   applyChange: (runtime: CollectionRuntime, change: ChangeRecord, origin: 'replay' | 'evidence') => void;
   /** Commits what is staged on the runtime (the evidence job's commits). */
   commit: (runtime: CollectionRuntime) => Promise<void>;
+  /** The index's directory over `live/` (tests: one that injects faults); a plain folder by default. */
+  indexDirectory?: (folder: string) => Directory;
 }
 
 /**
@@ -80,12 +92,13 @@ export async function startRuntime(start: RuntimeStart): Promise<CollectionRunti
     const live = home.liveFolder(collection);
     mkdirSync(live, { recursive: true });
     index = await SearchIndex.open({
-      directory: new FsDirectory(live),
+      directory: start.indexDirectory?.(live) ?? new FsDirectory(live),
       schema: indexSchemaFor(settings),
       maxGenerations: settings.config.maxGenerations,
       killedPercentageForReindex: settings.config.killedPercentageForReindex,
       mergeThreads: settings.config.workerThreadCount,
       indexThreads: settings.config.workerThreadCount,
+      indexingTimeoutMs: settings.config.indexingTimeoutMs,
       keepStagedDocuments: true,
       createSnapshotOnMergeFailure: settings.config.createSnapshotOnMergeFailure,
       snapshotFolder: (name) => new FsDirectory(home.snapshotFolder(collection, name)),
@@ -131,6 +144,8 @@ export async function startRuntime(start: RuntimeStart): Promise<CollectionRunti
       settings,
       appliedSeq: index.lastCommit.journalSeq,
       waiting: new Map(),
+      restaging: undefined,
+      restages: 0,
       autoCommitTimer: undefined,
       commitsInFlight: new Set(),
       vacuumsInFlight: new Set(),

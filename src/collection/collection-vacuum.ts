@@ -108,6 +108,8 @@ export class CollectionVacuum {
     runtime.settings = this.options.reloadSettings();
     const wanted = indexSchemaFor(runtime.settings);
     if (!sameSchema(wanted, runtime.schema)) await this.switchSchema(runtime, wanted);
+    // Staged changes dropped meanwhile (an indexing thread replaced) take re-indexed documents with them.
+    const restages = runtime.restages;
     const searcher = runtime.index.acquireSearcher();
     const touched = new Set<string>();
     runtime.reindexTouched = touched;
@@ -116,6 +118,7 @@ export class CollectionVacuum {
       let sinceYield = 0;
       for (const { key, record } of searcher.liveDocuments()) {
         this.requireCurrent(runtime);
+        this.requireNoRestage(runtime, restages);
         // A key changed by a client since (or staged before and not yet committed) keeps that change.
         if (!touched.has(key) && runtime.index.stagedDocument(key) === undefined) {
           this.options.stager.apply(runtime, changeFromStored(key, record), 'reindex');
@@ -131,6 +134,7 @@ export class CollectionVacuum {
       searcher.release();
     }
     this.requireCurrent(runtime);
+    this.requireNoRestage(runtime, restages);
     await this.options.commits.commit(runtime);
     // The filters may now find other links: recompute anchor text from every document.
     runtime.evidence.invalidate('RE_INDEX');
@@ -152,6 +156,17 @@ export class CollectionVacuum {
     }
     runtime.index.useSchema(schema);
     runtime.schema = schema;
+  }
+
+  /** Staged changes dropped since `restages` was read took the documents re-indexed so far with them. */
+  private requireNoRestage(runtime: CollectionRuntime, restages: number): void {
+    if (runtime.restages !== restages || runtime.index.stagedChangesLost) {
+      throw new SearchError(
+        'COMMIT_FAILED',
+        'RE_INDEX interrupted: an indexing thread did not answer and was replaced, and the documents ' +
+          're-indexed so far were dropped with it (pushed changes are kept); run the RE_INDEX again',
+      );
+    }
   }
 
   private requireCurrent(runtime: CollectionRuntime): void {

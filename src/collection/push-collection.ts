@@ -101,13 +101,14 @@ export class PushCollection {
     this.marker = new ManifestMarker(home, this.name, log);
     this.generationLogs = new GenerationLogWriter(home, this.name, log);
     const isCurrent = (runtime: CollectionRuntime) => this.runtime === runtime;
-    this.stager = new ChangeStager(this.name, log);
+    this.stager = new ChangeStager(this.name, log, isCurrent);
     this.commits = new CollectionCommits({
       collection: this.name,
       log,
       marker: this.marker,
       generationLogs: this.generationLogs,
       isCurrent,
+      restage: (runtime) => this.stager.restage(runtime),
     });
     this.changes = new ClientChanges(this.stager, this.commits);
     this.vacuums = new CollectionVacuum({

@@ -77,6 +77,8 @@ export interface CommitHost {
 export class CommitPublisher {
   /** Cuts of staged changes, oldest first, waiting for the next commit to publish them. */
   private pending: PendingFlush[] = [];
+  /** Counts {@link discard} calls: a commit whose cuts were discarded meanwhile must not publish. */
+  private discards = 0;
 
   constructor(private readonly host: CommitHost) {}
 
@@ -112,11 +114,35 @@ export class CommitPublisher {
    */
   async commit(cuts: PendingFlush[], options: CommitOptions): Promise<CommitResult> {
     this.pending.push(...cuts);
+    const discards = this.discards;
     await this.waitWhileMergesCatchUp();
-    return this.host.updater.run(() => this.publishPending(options));
+    return this.host.updater.run(() => {
+      if (this.discards !== discards) throw this.discardedError();
+      return this.publishPending(options, discards);
+    });
   }
 
-  private async publishPending(options: CommitOptions): Promise<CommitResult> {
+  /**
+   * Drops every cut not yet published (the index's staged changes were lost with an indexing
+   * thread; its owner stages them again). A commit that took its cuts before this fails
+   * instead of publishing: its journal position would claim changes no longer held here.
+   */
+  discard(): void {
+    this.discards++;
+    this.pending = [];
+  }
+
+  /** A commit whose cuts were {@link discard}ed before it could publish them. */
+  private discardedError(): SearchError {
+    this.host.counters.TotCommitFailures++;
+    return new SearchError(
+      'COMMIT_FAILED',
+      'commit failed: its staged changes were dropped meanwhile (an indexing thread was replaced); ' +
+        'they are kept in the journal and staged again: the next commit retries them',
+    );
+  }
+
+  private async publishPending(options: CommitOptions, discards: number): Promise<CommitResult> {
     const { state, counters } = this.host;
     const started = performance.now();
     const pending = this.pending.slice();
@@ -140,6 +166,8 @@ export class CommitPublisher {
       });
     }
     counters.TotFlushes += flushed.filter((f) => f.meta !== null).length;
+    // Discarded while the flushes ran: `options.journalSeq` claims changes no longer staged here.
+    if (this.discards !== discards) throw this.discardedError();
     const { kills, keyUpdates, changes } = killsOf(flushed, state.keys);
 
     const next: Manifest = {
@@ -217,7 +245,7 @@ export class CommitPublisher {
       throw new SearchError('COMMIT_FAILED', `commit failed: ${(error as Error).message}`, { cause: error });
     }
 
-    this.pending.splice(0, pending.length);
+    this.pending = this.pending.filter((entry) => !pending.includes(entry));
     for (const [key, location] of keyUpdates) {
       if (location === null) state.keys.delete(key);
       else state.keys.set(key, location);

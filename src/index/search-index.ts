@@ -2,7 +2,7 @@ import { CorruptIndexError, SearchError } from '../errors.js';
 import { KEY_FIELD, type DocumentInput, type StoredRecord } from './document.js';
 import { InlineStager } from './staging/inline-stager.js';
 import type { PendingFlush, Stager } from './staging/stager.js';
-import { WorkerStager } from './staging/worker-stager.js';
+import { INDEXING_TIMEOUT_MS, WorkerStager } from './staging/worker-stager.js';
 import type { GenerationMeta } from './generation/generation-files.js';
 import { KilledBits } from './generation/killed-bits.js';
 import type { LiveGeneration } from './generation/live-generation.js';
@@ -73,6 +73,13 @@ export interface IndexOptions {
    * down before it is refused with GENERATION_LIMIT. Default {@link MERGE_CATCH_UP_MS}.
    */
   mergeCatchUpMs?: number;
+  /**
+   * How long a commit waits for an indexing thread's answer before it fails with
+   * COMMIT_FAILED and the thread is replaced (`push.commit.indexing-timeout-ms`); the staged
+   * changes are then lost ({@link SearchIndex.stagedChangesLost}). Default
+   * {@link INDEXING_TIMEOUT_MS}.
+   */
+  indexingTimeoutMs?: number;
 }
 
 /** What the index reports: commits, early flushes, merges. */
@@ -163,7 +170,15 @@ export class SearchIndex {
     const description = threads > 0 ? describeDirectory(dir) : null;
     this.newStager = (schema) =>
       description !== null
-        ? new WorkerStager(description, schema.options, threads, ramBufferBytes, allocate, onFull)
+        ? new WorkerStager(
+            description,
+            schema.options,
+            threads,
+            ramBufferBytes,
+            allocate,
+            onFull,
+            options.indexingTimeoutMs ?? INDEXING_TIMEOUT_MS,
+          )
         : new InlineStager(dir, schema, allocate, ramBufferBytes, onFull);
     this.stager = this.newStager(this.currentSchema);
   }
@@ -231,6 +246,33 @@ export class SearchIndex {
     // The old stager holds nothing: ending its threads can go on in the background.
     const ended: Promise<void> = retired.close().finally(() => this.retiredStagers.delete(ended));
     this.retiredStagers.add(ended);
+  }
+
+  /**
+   * True when staged changes were lost: an indexing thread did not answer within
+   * `indexingTimeoutMs` and was replaced. Commits fail until the owner calls
+   * {@link discardStaged} and stages the changes again (from its journal).
+   */
+  get stagedChangesLost(): boolean {
+    return this.stager.changesLost;
+  }
+
+  /**
+   * Drops every staged change (buffers and cuts not yet published) and starts a new stager:
+   * how the owner recovers after {@link stagedChangesLost}, before staging the changes again.
+   * A commit whose changes were cut before this fails instead of publishing. Resolves once the
+   * work queued on the serial updater before it has ended, so that the last commit is then
+   * settled: the owner restages what came after `lastCommit.journalSeq`.
+   */
+  async discardStaged(): Promise<void> {
+    this.ensureOpen();
+    this.commits.discard();
+    this.stagedLayers = [new Map() as StagedLayer];
+    const retired = this.stager;
+    this.stager = this.newStager(this.currentSchema);
+    const ended: Promise<void> = retired.close().finally(() => this.retiredStagers.delete(ended));
+    this.retiredStagers.add(ended);
+    await this.updater.idle();
   }
 
   /** Changes staged and not yet committed. */

@@ -15,6 +15,7 @@ import {
   closeRuntime,
   startRuntime,
   type CollectionRuntime,
+  type RuntimeStart,
 } from '../../src/collection/collection-runtime.js';
 import { GenerationLogWriter } from '../../src/collection/generation-logs.js';
 import { ManifestMarker } from '../../src/collection/manifest-marker.js';
@@ -68,7 +69,10 @@ let count = 0;
  * A new push collection (collection.cfg plus `cfg` lines; auto-commit by time off unless a
  * line sets it) and its runtime, started over an in-memory journal.
  */
-export async function openRuntime(cfg: string[] = []): Promise<RuntimeFixture> {
+export async function openRuntime(
+  cfg: string[] = [],
+  options: Pick<RuntimeStart, 'indexDirectory'> = {},
+): Promise<RuntimeFixture> {
   const { home, manager, remove } = temporaryHome();
   const collection = `c${++count}`;
   manager.create(collection, 'push');
@@ -80,14 +84,15 @@ export async function openRuntime(cfg: string[] = []): Promise<RuntimeFixture> {
   const { log, lines } = capturedLog();
   const store = new MemoryJournalStore();
   const marker = new ManifestMarker(home, collection, log);
-  const stager = new ChangeStager(collection, log);
   const fixture = { current: true } as RuntimeFixture;
+  const stager = new ChangeStager(collection, log, () => fixture.current);
   const commits = new CollectionCommits({
     collection,
     log,
     marker,
     generationLogs: new GenerationLogWriter(home, collection, log),
     isCurrent: () => fixture.current,
+    restage: (runtime) => stager.restage(runtime),
   });
   const runtime = await startRuntime({
     collection,
@@ -102,6 +107,7 @@ export async function openRuntime(cfg: string[] = []): Promise<RuntimeFixture> {
     commit: async (runtime) => {
       await commits.commit(runtime);
     },
+    ...options,
   });
   return Object.assign(fixture, {
     home,

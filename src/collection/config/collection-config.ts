@@ -84,6 +84,16 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = Object.freeze([
       'Most generations a collection may have; commits are refused (503) when merges cannot keep below it.',
   },
   {
+    key: 'push.commit.indexing-timeout-ms',
+    file: 'collection.cfg',
+    kind: 'integer',
+    defaultText: '120000',
+    min: 100,
+    max: 86400000,
+    description:
+      'How long a commit waits for an indexing thread to write the staged changes; past it the commit fails (500 COMMIT_FAILED), the thread is replaced and the changes are staged again from the journal for the next commit.',
+  },
+  {
     key: 'push.scheduler.killed-percentage-for-reindex',
     file: 'collection.cfg',
     kind: 'integer',
@@ -402,6 +412,8 @@ export interface CollectionConfig extends GlobalConfig {
   readonly autoCommitMaxChanges: number;
   /** `push.max-generations`. */
   readonly maxGenerations: number;
+  /** `push.commit.indexing-timeout-ms`: a commit's wait for an indexing thread. */
+  readonly indexingTimeoutMs: number;
   /** `push.scheduler.killed-percentage-for-reindex`, 1..100. */
   readonly killedPercentageForReindex: number;
   /** `push.create-snapshot-on-merge-failure`. */
@@ -579,6 +591,7 @@ export function resolveCollectionConfig(sources: ConfigSources): CollectionConfi
     autoCommitTimeoutSeconds: integer('push.auto-commit.timeout-seconds'),
     autoCommitMaxChanges: integer('push.auto-commit.max-changes'),
     maxGenerations: integer('push.max-generations'),
+    indexingTimeoutMs: integer('push.commit.indexing-timeout-ms'),
     killedPercentageForReindex: integer('push.scheduler.killed-percentage-for-reindex'),
     createSnapshotOnMergeFailure: boolean('push.create-snapshot-on-merge-failure'),
     workerThreadCount: integer('push.worker-thread-count', Math.max(1, cpuCount)),
@@ -669,6 +682,7 @@ const TYPED_KEYS: ReadonlySet<string> = new Set([
   'push.auto-commit.timeout-seconds',
   'push.auto-commit.max-changes',
   'push.max-generations',
+  'push.commit.indexing-timeout-ms',
   'push.scheduler.killed-percentage-for-reindex',
   'push.create-snapshot-on-merge-failure',
   'push.worker-thread-count',

@@ -8,6 +8,8 @@ import type { AllocateGeneration, PendingFlush, Stager } from './stager.js';
 /** Inverts staged documents on the calling thread (tests, in-memory directories, small setups). */
 export class InlineStager implements Stager {
   private buffer: GenerationBuffer;
+  /** Nothing leaves this thread, so nothing is lost on the way. */
+  readonly changesLost = false;
 
   constructor(
     private readonly dir: Directory,

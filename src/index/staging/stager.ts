@@ -24,6 +24,11 @@ export interface Stager {
   readonly changes: number;
   /** Ends the current buffers: each becomes a pending flush (in order); new changes start new buffers. */
   cut(): PendingFlush[];
+  /**
+   * True once staged changes were lost (an indexing thread given up on): the stager refuses
+   * everything from then on, and its changes must be staged again on a new one.
+   */
+  readonly changesLost: boolean;
   close(): Promise<void>;
 }
 

@@ -23,6 +23,15 @@ const SEND_DELAY_MS = 20;
 /** Staging waits (see {@link WorkerStager.ready}) while more operations than this are unprocessed. */
 const MAX_IN_FLIGHT = 8192;
 
+/**
+ * Default of `IndexOptions.indexingTimeoutMs`: how long a commit (or an early flush) waits
+ * for an indexing thread's answer. Long enough for the largest flush (every thread's buffer
+ * in one generation) on a slow, busy disk; short enough that a thread which stays alive
+ * without answering fails the commit with a retryable error instead of holding it, and the
+ * collection's stop queued behind it, for ever.
+ */
+export const INDEXING_TIMEOUT_MS = 120_000;
+
 /** An indexing worker with nothing to do for this long is stopped, so its memory goes back to the system. */
 const IDLE_MS = 3000;
 
@@ -43,7 +52,14 @@ interface IndexingThread {
   changes: number;
   nextCut: number;
   /** Requests about a cut (flush, export) waiting for the worker's answer, by cut id. */
-  waiting: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+  waiting: Map<number, Waiter>;
+}
+
+/** A request waiting for its worker's answer, and the deadline that gives up on it. */
+interface Waiter {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  deadline: NodeJS.Timeout;
 }
 
 /** A cut of one thread's buffer. */
@@ -67,6 +83,7 @@ export class WorkerStager implements Stager {
   private readonly readyWaiters: (() => void)[] = [];
   private failure: Error | undefined;
   private closed = false;
+  private lost = false;
 
   constructor(
     directory: DirectoryDescription,
@@ -75,6 +92,8 @@ export class WorkerStager implements Stager {
     ramBufferBytes: number,
     private readonly allocate: AllocateGeneration,
     private readonly onFull: (flush: PendingFlush) => void,
+    /** How long a request (flush, export) waits for its worker's answer: see {@link abandon}. */
+    private readonly answerTimeoutMs: number,
   ) {
     this.threads = Array.from({ length: count }, () => ({
       worker: undefined,
@@ -110,6 +129,8 @@ export class WorkerStager implements Stager {
         message?: string;
         code?: unknown;
       }) => {
+        // A worker given up on (see abandon) may still answer: nothing waits for it any more.
+        if (this.abandoned.has(worker)) return;
         if (message.type === 'done') {
           thread.inFlight -= message.count!;
           if (this.inFlight() < MAX_IN_FLIGHT) for (const resolve of this.readyWaiters.splice(0)) resolve();
@@ -123,6 +144,7 @@ export class WorkerStager implements Stager {
         const waiter = thread.waiting.get(message.id!);
         if (waiter === undefined) return;
         thread.waiting.delete(message.id!);
+        clearTimeout(waiter.deadline);
         if (message.type === 'flushed') {
           thread.openCuts--;
           waiter.resolve(message.result!);
@@ -141,7 +163,9 @@ export class WorkerStager implements Stager {
         }
       },
     );
-    worker.on('error', (error) => this.fail(error));
+    worker.on('error', (error) => {
+      if (!this.abandoned.has(worker)) this.fail(error);
+    });
     worker.on('exit', (code) => {
       if (thread.worker === worker) thread.worker = undefined;
       if (code !== 0 && !this.stopping.has(worker))
@@ -151,6 +175,8 @@ export class WorkerStager implements Stager {
   }
 
   private readonly stopping = new WeakSet<Worker>();
+  /** Workers that did not answer in time: ended, their answers and errors ignored. */
+  private readonly abandoned = new WeakSet<Worker>();
 
   /** Stops a worker that holds nothing (no staged changes, no unflushed cut) after a quiet while. */
   private stopWhenIdle(thread: IndexingThread): void {
@@ -170,6 +196,15 @@ export class WorkerStager implements Stager {
       void endIndexingWorker(worker);
     }, IDLE_MS);
     thread.idleTimer.unref();
+  }
+
+  /**
+   * True once a worker that did not answer in time was given up on ({@link abandon}): the
+   * changes staged here are gone (the stager refuses everything from then on), and the
+   * owner must stage them again on a new stager.
+   */
+  get changesLost(): boolean {
+    return this.lost;
   }
 
   get changes(): number {
@@ -228,8 +263,7 @@ export class WorkerStager implements Stager {
           await endIndexingWorker(worker);
         }
         // A flush nobody awaited before close will never be answered: its waiter must not hang.
-        for (const waiter of thread.waiting.values()) waiter.reject(this.failure!);
-        thread.waiting.clear();
+        this.rejectWaiters(thread, this.failure!);
       }),
     );
   }
@@ -293,19 +327,61 @@ export class WorkerStager implements Stager {
     };
   }
 
-  /** Sends a request about a cut to its worker; resolves with the answer. */
+  /**
+   * Sends a request about a cut to its worker; resolves with the answer. A worker that has
+   * not answered within `answerTimeoutMs` is given up on ({@link abandon}).
+   */
   private request<T>(cut: Cut, message: ToIndexingWorker, transfer: ArrayBuffer[] = []): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.check();
-      cut.thread.waiting.set(cut.id, { resolve: resolve as (value: unknown) => void, reject });
+      let worker: Worker;
       try {
-        this.workerOf(cut.thread).postMessage(message, transfer);
+        worker = this.workerOf(cut.thread);
+        worker.postMessage(message, transfer);
       } catch (error) {
-        // Never sent, never answered: a waiter left behind would keep the thread from stopping.
-        cut.thread.waiting.delete(cut.id);
+        // Never sent, never answered: no waiter is left behind to keep the thread from stopping.
         reject(error as Error);
+        return;
       }
+      const deadline = setTimeout(() => this.abandon(cut.thread, worker, message.type), this.answerTimeoutMs);
+      cut.thread.waiting.set(cut.id, { resolve: resolve as (value: unknown) => void, reject, deadline });
     });
+  }
+
+  /**
+   * Gives up on a worker that did not answer a request in time: alive but silent (a write
+   * to a disk that stopped answering, a loop). Without this, the commit waiting for it, and
+   * every commit, merge result and stop queued behind it on the serial updater, would wait
+   * for ever. The worker is asked to end and terminated after a grace period (see
+   * endIndexingWorker: a slow worker that does answer later ends between two tasks, never
+   * inside a compression call); nothing waits for its end. What it held (its buffer and its
+   * cuts) is gone with it, so the staged changes of this stager are incomplete: every
+   * waiting request fails, the stager refuses everything from now on, and
+   * {@link changesLost} tells the owner to stage the changes again on a new stager (the
+   * collection does, from its journal).
+   */
+  private abandon(thread: IndexingThread, worker: Worker, request: string): void {
+    this.lost = true;
+    this.failure ??= new SearchError(
+      'COMMIT_FAILED',
+      `the indexing thread did not answer a ${request} request within ${this.answerTimeoutMs} ms ` +
+        '(push.commit.indexing-timeout-ms); it was replaced. The staged changes are kept in the ' +
+        'journal and are staged again: the next commit retries them',
+    );
+    this.abandoned.add(worker);
+    this.stopping.add(worker);
+    if (thread.worker === worker) thread.worker = undefined;
+    void endIndexingWorker(worker);
+    for (const each of this.threads) this.rejectWaiters(each, this.failure);
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  private rejectWaiters(thread: IndexingThread, error: Error): void {
+    for (const waiter of thread.waiting.values()) {
+      clearTimeout(waiter.deadline);
+      waiter.reject(error);
+    }
+    thread.waiting.clear();
   }
 
   private enqueue(thread: IndexingThread, op: StagedOp): void {
@@ -346,10 +422,7 @@ export class WorkerStager implements Stager {
     this.failure ??= new SearchError('INDEX_WORKER_FAILED', `an indexing worker failed: ${error.message}`, {
       cause: error,
     });
-    for (const thread of this.threads) {
-      for (const waiter of thread.waiting.values()) waiter.reject(this.failure);
-      thread.waiting.clear();
-    }
+    for (const thread of this.threads) this.rejectWaiters(thread, this.failure);
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 

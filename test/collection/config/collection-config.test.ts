@@ -166,6 +166,7 @@ describe('resolveCollectionConfig', () => {
         'push.auto-commit.timeout-seconds',
         'push.auto-commit.max-changes',
         'push.max-generations',
+        'push.commit.indexing-timeout-ms',
         'push.scheduler.killed-percentage-for-reindex',
         'push.create-snapshot-on-merge-failure',
         'push.worker-thread-count',
