@@ -177,6 +177,8 @@ export class WorkerStager implements Stager {
   private readonly stopping = new WeakSet<Worker>();
   /** Workers that did not answer in time: ended, their answers and errors ignored. */
   private readonly abandoned = new WeakSet<Worker>();
+  /** The ends of abandoned workers, which close() waits for (see abandon). */
+  private readonly abandonedEnds: Promise<void>[] = [];
 
   /** Stops a worker that holds nothing (no staged changes, no unflushed cut) after a quiet while. */
   private stopWhenIdle(thread: IndexingThread): void {
@@ -266,6 +268,8 @@ export class WorkerStager implements Stager {
         this.rejectWaiters(thread, this.failure!);
       }),
     );
+    // Asked to end when abandoned: by now past most of their grace period, or gone.
+    await Promise.all(this.abandonedEnds);
   }
 
   private cutThread(thread: IndexingThread): PendingFlush {
@@ -354,7 +358,9 @@ export class WorkerStager implements Stager {
    * every commit, merge result and stop queued behind it on the serial updater, would wait
    * for ever. The worker is asked to end and terminated after a grace period (see
    * endIndexingWorker: a slow worker that does answer later ends between two tasks, never
-   * inside a compression call); nothing waits for its end. What it held (its buffer and its
+   * inside a compression call). Only {@link close} waits for that end: a worker still writing
+   * after its index closed could collide with a reopened index that hands out the same
+   * generation number (and its cleanup would delete that index's files). What it held (its buffer and its
    * cuts) is gone with it, so the staged changes of this stager are incomplete: every
    * waiting request fails, the stager refuses everything from now on, and
    * {@link changesLost} tells the owner to stage the changes again on a new stager (the
@@ -371,7 +377,7 @@ export class WorkerStager implements Stager {
     this.abandoned.add(worker);
     this.stopping.add(worker);
     if (thread.worker === worker) thread.worker = undefined;
-    void endIndexingWorker(worker);
+    this.abandonedEnds.push(endIndexingWorker(worker));
     for (const each of this.threads) this.rejectWaiters(each, this.failure);
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
