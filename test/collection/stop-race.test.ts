@@ -14,18 +14,22 @@
  *   held the commit, the stop behind it and every request behind the stop;
  * - a commit then waits, in the index's serial updater, for the work queued before it (earlier
  *   publishes, merge results, early flushes, snapshots) and for its indexing threads to write
- *   the staged changes. That wait has no bound of its own: a thread that dies or fails rejects
- *   it, but a thread that stays alive without answering holds the commit. The one way found
- *   for a thread to do so, inversion looping for ever on a token stream longer than its count,
+ *   the staged changes. A thread that dies or fails rejects that wait; one that stays alive
+ *   without answering held it for ever until 6902fcb, and now fails it with COMMIT_FAILED after
+ *   push.commit.indexing-timeout-ms (120 s; the thread is replaced and the changes are staged
+ *   again from the journal: test/collection/commit-indexing-timeout.test.ts). The one way found
+ *   for a thread to spin, inversion looping for ever on a token stream longer than its count,
  *   fails the flush since 505980e; a request whose postMessage threw left its waiter behind
  *   until 57c7d7d;
  * - the stop ends RE_INDEX (it checks for the stop at every document), the evidence job (at its
  *   next step) and merges (asked to stop; a thread that does not is terminated after 30 s), and
  *   the indexing threads (the same 30 s; their unanswered requests are rejected);
  * - the rest is the disk: fsyncs of the journal, of new generations and of the manifest.
- * So what can still hold a commit for 300 s is a disk that does not answer or an indexing thread
- * that neither answers nor dies. The watchdog below says which: staged changes that stay with no
- * merge running point at an indexing thread, a merge that stays at the disk or the merge thread.
+ * So what can still hold a commit for 300 s is a disk that does not answer the event loop's own
+ * fsyncs (journal, manifest); a silent indexing thread now answers this test with a 500
+ * COMMIT_FAILED naming the request it did not answer, after 120 s. The watchdog below says
+ * which: staged changes that stay with no merge running point at an indexing thread, a merge
+ * that stays at the disk or the merge thread.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
