@@ -1,20 +1,54 @@
 import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
+import { ASCII_CLASS, OTHER } from '../index/analysis/char-class.js';
 import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
 import { escapeHtml } from '../escape-html.js';
+import { candidatePatterns, type CandidatePatterns } from './summary-candidates.js';
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
 const SCAN_CHARS = 20_000;
 const WINDOW_TOKENS = 32;
+/** Kept tokens shown before the best window's first one (unless a sentence starts near). */
+const LEAD_TOKENS = 4;
+/**
+ * Characters counted per token still wanted while a range grows (RFC text has about 8 per
+ * kept token, layout included), and at least: counting a little too far costs less than
+ * coming back.
+ */
+const STEP_PER_TOKEN = 8;
+const MIN_STEP = 64;
+/**
+ * Shortest spelling prefix worth searching for (see `summary-candidates.ts`): a shorter one
+ * is found at nearly every word, and analysing the whole text at once is cheaper then.
+ */
+const MIN_PREFIX = 2;
+
+/** What {@link TokenScan} does with the tokens the analyzer reports. */
+const enum Mode {
+  /** Finds the query terms among them (and counts every kept token). */
+  Hits,
+  /** Counts the kept tokens, giving each query term found before its index. */
+  Count,
+  /** Only collects the kept tokens' starts, in `backStarts`. */
+  Back,
+}
 
 /**
- * Where the kept tokens of the text being summarised are: every kept token's start (a lead
- * of a few tokens before the best window is cut from it) and, for tokens that are query
- * terms only, their end and term. Reused from one summary to the next (a thread builds one
- * at a time), so a summary allocates no object per token.
+ * What a summary knows of the text it summarises. Reused from one summary to the next (a
+ * thread builds one at a time), so a summary allocates no object per token.
+ *
+ * - Hits: every token that is a query term, with its start, end, distinct-term number and
+ *   kept-token index.
+ * - Kept tokens of the ranges counted (see {@link indexHits}): their starts, by index (a lead
+ *   of a few tokens before the best window is cut from them). Indexes are counted in one
+ *   sequence over the ranges with {@link WINDOW_TOKENS} unused ones between two ranges: exact
+ *   inside a range, and far enough apart between ranges that no window reaches from one to
+ *   the next (each range goes on for a window past its last hit).
  */
 class TokenScan implements TokenSink {
-  /** Start of every kept token, in order. */
+  mode = Mode.Hits;
+  /** Start of every kept token counted, by index. */
   starts: Int32Array = new Int32Array(4096);
+  /** The next index; 0 only when the text has no kept token. */
   kept = 0;
   /** Kept-token index, start, end and distinct-term number of every token that is a query term. */
   hitIndex: Int32Array = new Int32Array(256);
@@ -22,6 +56,24 @@ class TokenScan implements TokenSink {
   hitEnd: Int32Array = new Int32Array(256);
   hitTerm: Int32Array = new Int32Array(256);
   hits = 0;
+  /** The first hit not given its index yet ({@link Mode.Count}). */
+  nextHit = 0;
+  /** Index of the first kept token of each range, and where the range begins in the text. */
+  rangeIndex: Int32Array = new Int32Array(64);
+  rangeFrom: Int32Array = new Int32Array(64);
+  ranges = 0;
+  /** Starts of the kept tokens found in {@link Mode.Back}. */
+  backStarts: Int32Array = new Int32Array(64);
+  backCount = 0;
+  /**
+   * Whether every token of the text up to the analyzer's longest is kept (an ASCII text and
+   * no stop words: only stop words and overlong tokens are dropped then, and folding never
+   * empties an ASCII token), so that counting needs no term.
+   */
+  keptByLength = false;
+  private maxTokenLength = 0;
+  /** Where the analysed part begins in the text (the analyzer sees only the part). */
+  private offset = 0;
   /** Query terms met so far, numbered in the order met (`hitTerm`). */
   private readonly termNumbers = new Map<string, number>();
   private queryTerms: ReadonlySet<string> = new Set();
@@ -34,10 +86,17 @@ class TokenScan implements TokenSink {
    */
   private queryIds = new Uint8Array(1024);
   private knownTerms = 0;
+  private marked: number[] = [];
 
-  run(text: string, analyzer: Analyzer, queryTerms: ReadonlySet<string>): void {
+  /** Starts the scan of a new text; {@link end} must follow. */
+  begin(analyzer: Analyzer, queryTerms: ReadonlySet<string>): void {
+    this.mode = Mode.Hits;
     this.kept = 0;
     this.hits = 0;
+    this.nextHit = 0;
+    this.ranges = 0;
+    this.keptByLength = false;
+    this.maxTokenLength = analyzer.options.maxTokenLength;
     this.termNumbers.clear();
     this.queryTerms = queryTerms;
     this.analyzer = analyzer;
@@ -48,24 +107,57 @@ class TokenScan implements TokenSink {
     this.knownTerms = table.terms.length;
     if (this.queryIds.length < this.knownTerms)
       this.queryIds = new Uint8Array(Math.max(2 * this.queryIds.length, this.knownTerms));
-    const marked: number[] = [];
+    this.marked = [];
     for (const term of queryTerms) {
       const id = table.termId(term);
       if (id !== undefined) {
         this.queryIds[id] = 1;
-        marked.push(id);
+        this.marked.push(id);
       }
     }
+  }
+
+  end(): void {
+    for (const id of this.marked) this.queryIds[id] = 0;
+    this.analyzer = null;
+    this.table = null;
+  }
+
+  /** Opens a range at `from` (a cut, see {@link isCut}) whose first kept token gets index `first`. */
+  openRange(from: number, first: number): void {
+    if (this.ranges === this.rangeIndex.length) {
+      this.rangeIndex = grow(this.rangeIndex);
+      this.rangeFrom = grow(this.rangeFrom);
+    }
+    this.rangeIndex[this.ranges] = first;
+    this.rangeFrom[this.ranges] = from;
+    this.ranges++;
+    this.kept = first;
+  }
+
+  /** Analyses `text[from, to)` (both cuts) in the current mode. */
+  analyse(text: string, from: number, to: number): void {
+    this.offset = from;
+    this.analyzer!.forEachToken(from === 0 && to === text.length ? text : text.substring(from, to), 0, this);
+  }
+
+  /** Collects the starts of the kept tokens of `text[from, to)` (both cuts) into `backStarts`. */
+  collectStarts(text: string, from: number, to: number): void {
+    const mode = this.mode;
+    this.mode = Mode.Back;
+    this.backCount = 0;
     try {
-      analyzer.forEachToken(text, 0, this);
+      this.analyse(text, from, to);
     } finally {
-      for (const id of marked) this.queryIds[id] = 0;
-      this.analyzer = null;
-      this.table = null;
+      this.mode = mode;
     }
   }
 
   token(text: string, start: number, end: number, kind: number, hash: number): void {
+    if (this.mode !== Mode.Hits) {
+      this.count(text, start, end, kind, hash);
+      return;
+    }
     const table = this.table!;
     const id = table.lookup(text, start, end, kind, hash);
     if (id === DROPPED) return;
@@ -74,7 +166,9 @@ class TokenScan implements TokenSink {
       term = this.analyzer!.termOfToken(text, start, end, kind);
       if (term === null) return;
     }
-    if (this.kept === this.starts.length) this.starts = grow(this.starts);
+    start += this.offset;
+    end += this.offset;
+    if (this.kept >= this.starts.length) this.starts = grow(this.starts, this.kept + 1);
     const index = this.kept++;
     this.starts[index] = start;
     if (term !== null) {
@@ -100,18 +194,201 @@ class TokenScan implements TokenSink {
     this.hitEnd[hit] = end;
     this.hitTerm[hit] = number;
   }
+
+  /** {@link Mode.Count} and {@link Mode.Back}: a kept token's start, and the index of a hit met. */
+  private count(text: string, start: number, end: number, kind: number, hash: number): void {
+    if (this.keptByLength) {
+      if (end - start > this.maxTokenLength) return;
+    } else {
+      const id = this.table!.lookup(text, start, end, kind, hash);
+      if (id === DROPPED) return;
+      if (id === UNKNOWN && this.analyzer!.termOfToken(text, start, end, kind) === null) return;
+    }
+    start += this.offset;
+    if (this.mode === Mode.Back) {
+      if (this.backCount === this.backStarts.length) this.backStarts = grow(this.backStarts);
+      this.backStarts[this.backCount++] = start;
+      return;
+    }
+    if (this.nextHit < this.hits && this.hitStart[this.nextHit] === start)
+      this.hitIndex[this.nextHit++] = this.kept;
+    if (this.kept >= this.starts.length) this.starts = grow(this.starts, this.kept + 1);
+    this.starts[this.kept++] = start;
+  }
 }
 
-function grow(array: Int32Array): Int32Array {
-  const bigger = new Int32Array(array.length * 2);
+function grow(array: Int32Array, atLeast = 0): Int32Array {
+  const bigger = new Int32Array(Math.max(array.length * 2, atLeast));
   bigger.set(array);
   return bigger;
+}
+
+/**
+ * Whether `text[i]` is a cut: an ASCII character that is neither a letter, a digit, `.` nor
+ * `'`. No token holds one (only those two join characters into a token, and the runs of
+ * scripts written without spaces are never ASCII), and the scanner keeps no state across
+ * one, so analysing the text between two cuts (or the text's ends) gives exactly the tokens
+ * that analysing the whole text gives there.
+ */
+function isCut(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c < 128 && ASCII_CLASS[c] === OTHER && c !== 46 && c !== 39;
+}
+
+/** The cut (or the text's start) at or before `at`, not before `floor` (a cut). */
+function cutBefore(text: string, at: number, floor: number): number {
+  let from = at;
+  while (from > floor && !isCut(text, from)) from--;
+  return from;
+}
+
+/** The first cut after `at`, or the text's end. */
+function cutAfter(text: string, at: number): number {
+  const n = text.length;
+  let to = at + 1;
+  while (to < n && !isCut(text, to)) to++;
+  return to;
+}
+
+/**
+ * Finds the hits of `text` into {@link scan}: every place `pattern` finds (where a query term
+ * can be, see `summary-candidates.ts`) is inside a word between two cuts, and only those
+ * words are analysed. Their other tokens are counted meanwhile, but not kept
+ * ({@link indexHits} counts again, in ranges).
+ */
+function findHits(text: string, pattern: RegExp): void {
+  const n = text.length;
+  let end = 0;
+  pattern.lastIndex = 0;
+  while (end < n) {
+    const match = pattern.exec(text);
+    if (match === null) break;
+    const at = match.index;
+    const from = cutBefore(text, at, end);
+    end = cutAfter(text, at);
+    scan.analyse(text, from, end);
+    pattern.lastIndex = end;
+  }
+}
+
+/**
+ * Gives every hit its kept-token index (see {@link TokenScan}): a range opens at the word of
+ * the first hit not counted yet and grows until a window past its last hit; its kept tokens
+ * are counted (without their terms when {@link TokenScan.keptByLength}). Text between ranges
+ * is not counted.
+ */
+function indexHits(text: string): void {
+  scan.mode = Mode.Count;
+  scan.kept = 0;
+  scan.nextHit = 0;
+  let end = 0;
+  while (scan.nextHit < scan.hits) {
+    const at = scan.hitStart[scan.nextHit]!;
+    const from = cutBefore(text, at, end);
+    scan.openRange(from, scan.ranges === 0 ? 0 : scan.kept + WINDOW_TOKENS);
+    const to = cutAfter(text, at);
+    scan.analyse(text, from, to);
+    end = growRange(text, to);
+  }
+}
+
+/**
+ * Counts the open range on from `at` (a cut) until it holds a window after its last hit or
+ * the text ends; returns where it stopped (a cut, or the text's end). After the text's last
+ * hit nothing is counted: no window holds more than its hits, and the lead comes before.
+ */
+function growRange(text: string, at: number): number {
+  const n = text.length;
+  for (;;) {
+    if (scan.nextHit === scan.hits) return at;
+    const missing = scan.hitIndex[scan.nextHit - 1]! + WINDOW_TOKENS - scan.kept;
+    if (missing <= 0 || at >= n) return at;
+    let to = Math.min(n, at + Math.max(MIN_STEP, missing * STEP_PER_TOKEN));
+    while (to < n && !isCut(text, to)) to++;
+    scan.analyse(text, at, to);
+    at = to;
+  }
+}
+
+/**
+ * The kept tokens of `text[from, to)` (both cuts), from its start, until `enough` were found
+ * or `to` is reached: their number; the first one's start in `firstStart` (-1 when none).
+ */
+function countKept(text: string, from: number, to: number, enough: number): number {
+  let count = 0;
+  firstStart = -1;
+  while (from < to && count < enough) {
+    let end = Math.min(to, from + Math.max(MIN_STEP, (enough - count) * STEP_PER_TOKEN));
+    while (end < to && !isCut(text, end)) end++;
+    scan.collectStarts(text, from, end);
+    if (firstStart < 0 && scan.backCount > 0) firstStart = scan.backStarts[0]!;
+    count += scan.backCount;
+    from = end;
+  }
+  return count;
+}
+let firstStart = -1;
+
+/** The range holding the kept token of index `index`. */
+function rangeOf(index: number): number {
+  let range = scan.ranges - 1;
+  while (scan.rangeIndex[range]! > index) range--;
+  return range;
+}
+
+/** Start of the text's first kept token (0 when it has none). */
+function firstKeptStart(text: string): number {
+  const until = scan.ranges > 0 ? scan.rangeFrom[0]! : text.length;
+  countKept(text, 0, until, 1);
+  if (firstStart >= 0) return firstStart;
+  return scan.ranges > 0 && scan.kept > scan.rangeIndex[0]! ? scan.starts[scan.rangeIndex[0]!]! : 0;
+}
+
+/**
+ * Start of the kept token {@link LEAD_TOKENS} before the one of index `best` (the text's
+ * first kept token when there are fewer before it). Far enough inside its range, `starts`
+ * has it; otherwise the text before the range is counted back, a growing span at a time,
+ * until it has enough kept tokens or the text starts.
+ */
+function leadStart(text: string, best: number): number {
+  const range = rangeOf(best);
+  const first = scan.rangeIndex[range]!;
+  if (best - first >= LEAD_TOKENS) return scan.starts[best - LEAD_TOKENS]!;
+  const rangeFrom = scan.rangeFrom[range]!;
+  const missing = LEAD_TOKENS - (best - first);
+  for (let span = missing * 4 * STEP_PER_TOKEN; ; span *= 4) {
+    const from = cutBefore(text, Math.max(0, rangeFrom - span), 0);
+    scan.collectStarts(text, from, rangeFrom);
+    const count = scan.backCount;
+    if (count >= missing) return scan.backStarts[count - missing]!;
+    if (from === 0) return count > 0 ? scan.backStarts[0]! : scan.starts[first]!;
+  }
 }
 
 const scan = new TokenScan();
 /** Distinct terms seen in one window: marks by term number, reset by a generation count. */
 let seenMarks: Int32Array = new Int32Array(64);
 let seenGeneration = 0;
+/** The candidate patterns of the last query (a page of results shares one). */
+let patternsKey = '';
+let patterns: CandidatePatterns | null = null;
+
+function patternsFor(analyzer: Analyzer, queryTerms: ReadonlySet<string>): CandidatePatterns | null {
+  const stems = analyzer.options.stem;
+  let key = stems ? 's' : 'n';
+  for (const term of queryTerms) key += '\u0000' + term;
+  if (key !== patternsKey) {
+    patterns = candidatePatterns(queryTerms, stems, MIN_PREFIX);
+    patternsKey = key;
+  }
+  return patterns;
+}
+
+/** Whether the analyzer drops no token for its term (only overlong ones): no stop words. */
+function dropsNoTerm(analyzer: Analyzer): boolean {
+  const stopWords = analyzer.options.stopWords;
+  return stopWords === false || (Array.isArray(stopWords) && stopWords.length === 0);
+}
 
 /**
  * A query-biased summary: the passage of about `maxChars` characters holding the most
@@ -120,8 +397,9 @@ let seenGeneration = 0;
  *
  * Windows are {@link WINDOW_TOKENS} kept tokens (stop words do not count) starting at the
  * text's first token or at a matched one; the best has the most distinct query terms, then
- * the most matches, then comes first. Only the matched tokens are kept while scanning (with
- * every kept token's start), so the cost is one pass of the analyzer's scanner over the text.
+ * the most matches, then comes first. Only the words where a query term can be are analysed
+ * (see {@link findHits}), and the kept tokens are counted only around the matches (see
+ * {@link indexHits}); the answer is the one analysing the whole text would give.
  */
 export function buildSummary(
   text: string,
@@ -130,41 +408,34 @@ export function buildSummary(
   maxChars = 260,
 ): string {
   const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
-  scan.run(scanned, analyzer, queryTerms);
-  const { starts, kept, hitIndex, hitStart, hitEnd, hitTerm, hits } = scan;
-  // The window at the first token (whether it matched or not), then one at each match.
-  let best = 0;
-  let bestDistinct = -1;
-  let bestTotal = -1;
-  const consider = (start: number, firstHit: number): void => {
-    if (seenMarks.length < hits + 1) seenMarks = new Int32Array(2 * (hits + 1));
-    seenGeneration++;
-    let distinct = 0;
-    let total = 0;
-    const end = Math.min(kept, start + WINDOW_TOKENS);
-    for (let h = firstHit; h < hits && hitIndex[h]! < end; h++) {
-      total++;
-      const term = hitTerm[h]!;
-      if (seenMarks[term] !== seenGeneration) {
-        seenMarks[term] = seenGeneration;
-        distinct++;
-      }
+  let from: number;
+  scan.begin(analyzer, queryTerms);
+  try {
+    const candidates = patternsFor(analyzer, queryTerms);
+    if (candidates === null) {
+      // The whole text at once: hits come with their indexes.
+      scan.openRange(0, 0);
+      scan.analyse(scanned, 0, scanned.length);
+    } else {
+      // Most texts are ASCII only, where no character is a candidate by itself.
+      const ascii = Buffer.byteLength(scanned) === scanned.length;
+      findHits(scanned, ascii ? candidates.ascii : candidates.any);
+      scan.keptByLength = ascii && dropsNoTerm(analyzer);
+      indexHits(scanned);
     }
-    if (distinct > bestDistinct || (distinct === bestDistinct && total > bestTotal)) {
-      best = start;
-      bestDistinct = distinct;
-      bestTotal = total;
+    const best = bestWindow(scanned);
+    if (best === FIRST_TOKEN) {
+      from = firstKeptStart(scanned);
+    } else {
+      // Start a few words before the first match, at a sentence start when one is near.
+      from = scan.starts[best]!;
+      const sentence = scanned.lastIndexOf('. ', from);
+      from = sentence >= 0 && from - sentence < 80 ? sentence + 2 : leadStart(scanned, best);
     }
-  };
-  if (kept > 0 && (hits === 0 || hitIndex[0] !== 0)) consider(0, 0);
-  for (let h = 0; h < hits; h++) consider(hitIndex[h]!, h);
-  let from = kept === 0 ? 0 : starts[best]!;
-  // Start a few words before the first match, at a sentence start when one is near.
-  if (best > 0) {
-    const lead = starts[Math.max(0, best - 4)]!;
-    const sentence = scanned.lastIndexOf('. ', from);
-    from = sentence >= 0 && from - sentence < 80 ? sentence + 2 : lead;
+  } finally {
+    scan.end();
   }
+  const { hitStart, hitEnd, hits } = scan;
   let to = Math.min(scanned.length, from + maxChars);
   // End at a word boundary.
   if (to < scanned.length) {
@@ -189,6 +460,52 @@ export function buildSummary(
   parts.push(escapeHtml(collapse(scanned.slice(at, to))));
   if (to < text.length) parts.push(' …');
   return parts.join('').trim();
+}
+
+/** What {@link bestWindow} answers for the window at the text's first kept token. */
+const FIRST_TOKEN = -1;
+
+/**
+ * The index of the first kept token of the best window, or {@link FIRST_TOKEN}. The window at
+ * the first kept token comes first, so it is the best when no other has more; and it holds a
+ * subset of the hits of the window at the first hit (they all come at or after that hit). So
+ * it is the best exactly when that window is the best of those at hits and holds no hit past
+ * the text's first {@link WINDOW_TOKENS} kept tokens: only then are the kept tokens before
+ * the first hit counted.
+ */
+function bestWindow(text: string): number {
+  const { kept, hitIndex, hitTerm, hits } = scan;
+  if (hits === 0) return FIRST_TOKEN;
+  let best = 0;
+  let bestDistinct = -1;
+  let bestTotal = -1;
+  if (seenMarks.length < hits + 1) seenMarks = new Int32Array(2 * (hits + 1));
+  for (let first = 0; first < hits; first++) {
+    seenGeneration++;
+    let distinct = 0;
+    let total = 0;
+    const end = Math.min(kept, hitIndex[first]! + WINDOW_TOKENS);
+    for (let h = first; h < hits && hitIndex[h]! < end; h++) {
+      total++;
+      const term = hitTerm[h]!;
+      if (seenMarks[term] !== seenGeneration) {
+        seenMarks[term] = seenGeneration;
+        distinct++;
+      }
+    }
+    if (distinct > bestDistinct || (distinct === bestDistinct && total > bestTotal)) {
+      best = first;
+      bestDistinct = distinct;
+      bestTotal = total;
+    }
+  }
+  if (best !== 0) return hitIndex[best]!;
+  // How far into the text the last hit of the first hit's window is.
+  const range = rangeOf(hitIndex[0]!);
+  const inRange = hitIndex[bestTotal - 1]! - scan.rangeIndex[range]!;
+  if (inRange >= WINDOW_TOKENS) return hitIndex[0]!;
+  const before = countKept(text, 0, scan.rangeFrom[range]!, WINDOW_TOKENS - inRange);
+  return before + inRange < WINDOW_TOKENS ? FIRST_TOKEN : hitIndex[0]!;
 }
 
 function collapse(text: string): string {

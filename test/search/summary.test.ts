@@ -155,6 +155,142 @@ describe('buildSummary', () => {
     });
   }
 
+  // Spellings whose term a plain search of the text would miss, or find where it is not.
+  const TRICKY = [
+    "don't",
+    "DON'T",
+    'dont',
+    "o'clock",
+    "protocol's",
+    "a'1",
+    "1'a",
+    'Ｐｒｏｔｏｃｏｌ',
+    'protocól',
+    'protocol',
+    'xprotocol',
+    'ﬁle',
+    'file',
+    'happy',
+    'happiness',
+    'happi',
+    'possibility',
+    'possible',
+    'relational',
+    'relate',
+    'hoping',
+    'hope',
+    'be',
+    'bed',
+    'e',
+    '日本語のテキスト',
+    'テキスト',
+    'café',
+    'CAFÉ',
+    'Straße',
+    'strasse',
+    '3.14',
+    'v1.2',
+    'x.y',
+    "'quoted'",
+    'the',
+    'a',
+    'y'.repeat(9),
+  ];
+  const GAPS = [' ', ' ', ' ', '. ', ', ', '-', '/', ' '.repeat(300), '\n\n\n   ', '.', "'"];
+
+  it('answers as the reference summary where a plain search of the text cannot see a term', () => {
+    const tricky: [string, Analyzer][] = [
+      ['stemming', createAnalyzer({ stem: true })],
+      ['stemming, stop words', createAnalyzer({ stem: true, stopWords: true })],
+      ['no folding', createAnalyzer({ caseFold: false, foldDiacritics: false })],
+      // Tokens longer than 6 characters are dropped: counting must skip them.
+      ['tokens up to 6', createAnalyzer({ stem: true, maxTokenLength: 6 })],
+    ];
+    for (const [name, analyzer] of tricky) {
+      const next = random(name.length * 104729);
+      for (let sample = 0; sample < 300; sample++) {
+        const words = sample % 25 === 0 ? 3000 : Math.floor(next() * 400);
+        let text = '';
+        for (let i = 0; i < words; i++)
+          text += TRICKY[Math.floor(next() * TRICKY.length)]! + GAPS[Math.floor(next() * GAPS.length)]!;
+        if (sample % 3 === 0) text = text.trimEnd();
+        const queryWords = Array.from(
+          { length: 1 + Math.floor(next() * 3) },
+          () => TRICKY[Math.floor(next() * TRICKY.length)]!,
+        );
+        const queryTerms = new Set(queryWords.flatMap((w) => analyzer.terms(w)));
+        assert.equal(
+          buildSummary(text, analyzer, queryTerms),
+          referenceSummary(text, analyzer, queryTerms),
+          `${name}: text ${sample} (${words} words), query ${JSON.stringify(queryWords)}`,
+        );
+      }
+    }
+  });
+
+  it('highlights spellings found only by analysis: apostrophes, full-width letters, stems', () => {
+    const analyzer = createAnalyzer({ stem: true });
+    const terms = (q: string) => new Set(analyzer.terms(q));
+    assert.equal(
+      buildSummary("Servers don't wait.", analyzer, terms('dont')),
+      'Servers <b>don&#39;t</b> wait.',
+    );
+    assert.equal(
+      buildSummary('See Ｐｒｏｔｏｃｏｌｓ.', analyzer, terms('protocol')),
+      'See <b>Ｐｒｏｔｏｃｏｌｓ</b>.',
+    );
+    assert.equal(
+      buildSummary('A possibility, HAPPY days.', analyzer, terms('possible happy')),
+      'A <b>possibility</b>, <b>HAPPY</b> days.',
+    );
+    // Inside a longer word a term is no match.
+    assert.equal(buildSummary('xprotocol protocolx', analyzer, terms('protocol')), 'xprotocol protocolx');
+  });
+
+  it('matches at the text’s very start and end, and not across the 20,000 characters scanned', () => {
+    const analyzer = createAnalyzer({ stem: true });
+    const queryTerms = new Set(analyzer.terms('protocol'));
+    const check = (text: string) =>
+      assert.equal(buildSummary(text, analyzer, queryTerms), referenceSummary(text, analyzer, queryTerms));
+    check('protocol');
+    check('protocol and more words');
+    check('words and then protocol');
+    check('words'.repeat(3) + ' protocol');
+    const filler = 'word '.repeat(4000); // 20,000 characters
+    // A match cut in two by the end of the scan is no match; one ending there is.
+    for (const shift of [0, 3, 4, 8, 9, 12]) {
+      const text = filler.slice(0, 20_000 - shift) + 'protocol and beyond';
+      check(text);
+    }
+    const cut = buildSummary(filler.slice(0, 19_995) + 'protocol', analyzer, queryTerms);
+    assert.ok(!cut.includes('<b>'), cut);
+    const whole = buildSummary(filler.slice(0, 19_990) + '. protocol', analyzer, queryTerms);
+    assert.ok(whole.includes('<b>protocol</b>'), whole);
+  });
+
+  it('counts a window’s 32 words across long runs of white space, from the first word or a match', () => {
+    const analyzer = createAnalyzer({ stem: true });
+    const queryTerms = new Set(analyzer.terms('alpha beta'));
+    const word = (i: number) => `w${i}` + ' '.repeat(i % 5 === 0 ? 200 : 1);
+    // Matches `between` words apart, after `before` words: the window at the first word holds
+    // both matches exactly when the second is among the first 32 words.
+    for (const before of [0, 1, 3, 4, 5, 20]) {
+      for (const between of [1, 27, 28, 30, 31, 32, 33, 40]) {
+        let text = '';
+        for (let i = 0; i < before; i++) text += word(i);
+        text += 'alpha ';
+        for (let i = 0; i < between - 1; i++) text += word(100 + i);
+        text += 'beta ';
+        for (let i = 0; i < 40; i++) text += word(200 + i);
+        assert.equal(
+          buildSummary(text, analyzer, queryTerms, 4000),
+          referenceSummary(text, analyzer, queryTerms, 4000),
+          `${before} words, alpha, ${between} words, beta`,
+        );
+      }
+    }
+  });
+
   it('highlights every matched word of the best passage and escapes the text', () => {
     const analyzer = createAnalyzer({ stem: true, stopWords: true });
     const text =
