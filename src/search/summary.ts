@@ -21,6 +21,13 @@ const MIN_STEP = 64;
  * is found at nearly every word, and analysing the whole text at once is cheaper then.
  */
 const MIN_PREFIX = 2;
+/**
+ * Words analysed one at a time before a summary analyses the whole text instead: this many,
+ * and one per so many characters (a call of the analyzer costs about what it takes to scan a
+ * few dozen characters).
+ */
+const MIN_WORDS = 16;
+const CHARS_PER_WORD = 64;
 
 /** What {@link TokenScan} does with the tokens the analyzer reports. */
 const enum Mode {
@@ -90,14 +97,9 @@ class TokenScan implements TokenSink {
 
   /** Starts the scan of a new text; {@link end} must follow. */
   begin(analyzer: Analyzer, queryTerms: ReadonlySet<string>): void {
-    this.mode = Mode.Hits;
-    this.kept = 0;
-    this.hits = 0;
-    this.nextHit = 0;
-    this.ranges = 0;
+    this.restart();
     this.keptByLength = false;
     this.maxTokenLength = analyzer.options.maxTokenLength;
-    this.termNumbers.clear();
     this.queryTerms = queryTerms;
     this.analyzer = analyzer;
     // Spellings → terms (the indexing threads' table): a word seen before costs a hash the
@@ -115,6 +117,16 @@ class TokenScan implements TokenSink {
         this.marked.push(id);
       }
     }
+  }
+
+  /** Forgets what was found in the text so far, to analyse it again. */
+  restart(): void {
+    this.mode = Mode.Hits;
+    this.kept = 0;
+    this.hits = 0;
+    this.nextHit = 0;
+    this.ranges = 0;
+    this.termNumbers.clear();
   }
 
   end(): void {
@@ -254,21 +266,27 @@ function cutAfter(text: string, at: number): number {
  * Finds the hits of `text` into {@link scan}: every place `pattern` finds (where a query term
  * can be, see `summary-candidates.ts`) is inside a word between two cuts, and only those
  * words are analysed. Their other tokens are counted meanwhile, but not kept
- * ({@link indexHits} counts again, in ranges).
+ * ({@link indexHits} counts again, in ranges). False when the words found are so many
+ * (text in a language with accents, say) that analysing each on its own would cost more than
+ * analysing the whole text: nothing is found then.
  */
-function findHits(text: string, pattern: RegExp): void {
+function findHits(text: string, pattern: RegExp): boolean {
   const n = text.length;
+  const maxWords = MIN_WORDS + n / CHARS_PER_WORD;
+  let words = 0;
   let end = 0;
   pattern.lastIndex = 0;
   while (end < n) {
     const match = pattern.exec(text);
     if (match === null) break;
+    if (++words > maxWords) return false;
     const at = match.index;
     const from = cutBefore(text, at, end);
     end = cutAfter(text, at);
     scan.analyse(text, from, end);
     pattern.lastIndex = end;
   }
+  return true;
 }
 
 /**
@@ -287,7 +305,10 @@ function indexHits(text: string): void {
     const from = cutBefore(text, at, end);
     scan.openRange(from, scan.ranges === 0 ? 0 : scan.kept + WINDOW_TOKENS);
     const to = cutAfter(text, at);
+    const hit = scan.nextHit;
     scan.analyse(text, from, to);
+    // The same tokens as when the hit was found: never true but for a bug, which must not loop.
+    if (scan.nextHit === hit) throw new Error(`summary: the token at ${at} is no longer a query term`);
     end = growRange(text, to);
   }
 }
@@ -412,16 +433,16 @@ export function buildSummary(
   scan.begin(analyzer, queryTerms);
   try {
     const candidates = patternsFor(analyzer, queryTerms);
-    if (candidates === null) {
-      // The whole text at once: hits come with their indexes.
-      scan.openRange(0, 0);
-      scan.analyse(scanned, 0, scanned.length);
-    } else {
-      // Most texts are ASCII only, where no character is a candidate by itself.
-      const ascii = Buffer.byteLength(scanned) === scanned.length;
-      findHits(scanned, ascii ? candidates.ascii : candidates.any);
+    // Most texts are ASCII only, where no character is a candidate by itself.
+    const ascii = candidates !== null && Buffer.byteLength(scanned) === scanned.length;
+    if (candidates !== null && findHits(scanned, ascii ? candidates.ascii : candidates.any)) {
       scan.keptByLength = ascii && dropsNoTerm(analyzer);
       indexHits(scanned);
+    } else {
+      // The whole text at once: hits come with their indexes.
+      scan.restart();
+      scan.openRange(0, 0);
+      scan.analyse(scanned, 0, scanned.length);
     }
     const best = bestWindow(scanned);
     if (best === FIRST_TOKEN) {
