@@ -3,22 +3,10 @@ import { KEY_FIELD, type DocumentInput, type StoredRecord } from './document.js'
 import { InlineStager } from './staging/inline-stager.js';
 import type { PendingFlush, Stager } from './staging/stager.js';
 import { INDEXING_TIMEOUT_MS, WorkerStager } from './staging/worker-stager.js';
-import type { GenerationMeta } from './generation/generation-files.js';
-import { KilledBits } from './generation/killed-bits.js';
-import type { LiveGeneration } from './generation/live-generation.js';
-import { computeDocMaps } from './generation/merge-generations.js';
-import {
-  emptyManifest,
-  ManifestMaybePublishedError,
-  MANIFEST_FILE,
-  manifestFiles,
-  publishManifest,
-  readManifest,
-  type Manifest,
-  type ManifestGeneration,
-} from './manifest.js';
+import { emptyManifest, MANIFEST_FILE, manifestFiles, readManifest, type Manifest } from './manifest.js';
 import { DEFAULT_MERGE_POLICY, type MergePolicyOptions } from './merge/merge-policy.js';
 import { MergeScheduler, type MergeEvent } from './merge/merge-scheduler.js';
+import { publishMerge } from './merge/publish-merge.js';
 import { Schema, type SchemaOptions } from './schema.js';
 import { Searcher } from './searcher.js';
 import { emptyStats, type IndexStats } from './index-stats.js';
@@ -26,7 +14,7 @@ import type { Directory } from './store/directory.js';
 import { FsDirectory } from './store/fs-directory.js';
 import { describeDirectory } from './store/directory-description.js';
 import { verifyCodecFile } from './store/codec-file.js';
-import { LiveManifest, type KilledUpdate } from './live-manifest.js';
+import { LiveManifest } from './live-manifest.js';
 import { SerialUpdater } from './serial-updater.js';
 import {
   CommitPublisher,
@@ -519,7 +507,11 @@ export class SearchIndex {
       allocateGeneration: () => this.state.allocateGeneration(),
       hold: () => this.acquireSearcher(),
       publish: (sources, killedAtStart, meta) =>
-        this.updater.run(() => this.publishMerge(sources, killedAtStart, meta)),
+        this.updater.run(async () => {
+          if (this.closed)
+            throw new SearchError('MERGE_ABORTED', 'the index closed before the merge was published');
+          await publishMerge(this.state, sources, killedAtStart, meta);
+        }),
       deleteGeneration: (generation) => this.state.files.deleteUnreferencedGeneration(generation),
       snapshotOnFailure: () => this.snapshotOnMergeFailure(),
       recordOutcome: (error) => {
@@ -534,78 +526,6 @@ export class SearchIndex {
       emit: (event) => this.emit(event),
       ...(this.options.beforeMerge !== undefined ? { beforeMerge: this.options.beforeMerge } : {}),
     });
-  }
-
-  private async publishMerge(
-    sources: LiveGeneration[],
-    killedAtStart: (KilledBits | null)[],
-    meta: GenerationMeta,
-  ): Promise<void> {
-    if (this.closed)
-      throw new SearchError('MERGE_ABORTED', 'the index closed before the merge was published');
-    const inputSet = new Set(sources.map((s) => s.generation));
-    const docMaps = computeDocMaps(sources.map((s, i) => ({ maxDoc: s.maxDoc, killed: killedAtStart[i]! })));
-    // Documents killed by commits that ran during the merge are killed in the result too.
-    const carried: number[] = [];
-    sources.forEach((source, i) => {
-      const live = this.state.liveGeneration(source.generation);
-      const before = killedAtStart[i]!;
-      const map = docMaps[i]!;
-      // A source no longer live was dropped by a commit that killed its last document (the
-      // commit decided that before this merge was chosen from the manifest it replaced).
-      const killedNow = live === undefined ? () => true : (doc: number) => live.killed?.has(doc) === true;
-      for (let doc = 0; doc < source.maxDoc; doc++) {
-        if (killedNow(doc) && (before === null || !before.has(doc))) carried.push(map[doc]!);
-      }
-    });
-    const next: Manifest = { ...this.state.manifest, number: this.state.manifest.number + 1 };
-    let killedEntry: KilledUpdate | undefined;
-    const written: string[] = [];
-    let releaseReader = () => {};
-    try {
-      if (carried.length > 0) {
-        const bits = new KilledBits(meta.docCount).with(carried);
-        const file = this.state.writeKilled(next, meta.generation, bits);
-        written.push(file);
-        killedEntry = { bits, file };
-      }
-      const merged: ManifestGeneration = {
-        generation: meta.generation,
-        docCount: meta.docCount,
-        killedCount: killedEntry?.bits.count ?? 0,
-        killedFile: killedEntry?.file ?? null,
-        files: meta.files,
-        sizeBytes: meta.sizeBytes,
-      };
-      const generations: ManifestGeneration[] = [];
-      let placed = false;
-      for (const g of this.state.manifest.generations) {
-        if (!inputSet.has(g.generation)) generations.push(g);
-        else if (!placed) {
-          placed = true;
-          if (merged.docCount > merged.killedCount) generations.push(merged);
-        }
-      }
-      next.generations = generations;
-      next.nextGeneration = this.state.nextGenerationNumber;
-      const needed = generations.includes(merged);
-      if (needed) releaseReader = this.state.openReaders([meta.generation]);
-      await publishManifest(this.dir, next, written);
-      // Everything merged was killed meanwhile: the result is not needed.
-      if (!needed) this.state.files.deleteUnreferencedGeneration(meta.generation);
-    } catch (error) {
-      releaseReader();
-      if (!(error instanceof ManifestMaybePublishedError))
-        for (const file of written) this.state.files.deleteQuietly(file);
-      throw error;
-    }
-    // Keys of merged documents now live in the merged generation.
-    this.state.keys.remap(new Map(sources.map((s, i) => [s.generation, docMaps[i]!])), meta.generation);
-    this.state.install(
-      next,
-      new Map<number, KilledUpdate>(killedEntry === undefined ? [] : [[meta.generation, killedEntry]]),
-    );
-    releaseReader();
   }
 
   /** `push.create-snapshot-on-merge-failure`: the snapshot's name, null when none was taken. */
