@@ -12,6 +12,10 @@ const SEGMENT_BYTES = 64 * 1024;
 interface ChildRun {
   acked: Map<number, string>;
   releasedThrough: number;
+  /** The journal's lastSeq when the child opened it (its `S` line). */
+  startSeq: number;
+  /** How many appends the child keeps in flight at once. */
+  workers: number;
 }
 
 /** Runs the appending child until it has acked something, then SIGKILLs it after a random delay. */
@@ -19,7 +23,7 @@ async function runAndKill(folder: string, seed: number): Promise<ChildRun> {
   const child = spawn(process.execPath, [CHILD, folder, String(SEGMENT_BYTES), String(seed)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const run: ChildRun = { acked: new Map(), releasedThrough: 0 };
+  const run: ChildRun = { acked: new Map(), releasedThrough: 0, startSeq: -1, workers: 0 };
   let pending = '';
   let stderr = '';
   let killTimer: NodeJS.Timeout | undefined;
@@ -32,6 +36,7 @@ async function runAndKill(folder: string, seed: number): Promise<ChildRun> {
     pending = lines.pop() ?? ''; // a line cut by the kill is not an ack
     for (const line of lines) {
       const [kind, seq, hash] = line.split(' ');
+      if (kind === 'S') [run.startSeq, run.workers] = [Number(seq), Number(hash)];
       if (kind === 'A') run.acked.set(Number(seq), hash);
       if (kind === 'R') run.releasedThrough = Math.max(run.releasedThrough, Number(seq));
     }
@@ -46,6 +51,7 @@ async function runAndKill(folder: string, seed: number): Promise<ChildRun> {
   clearTimeout(guard);
   assert.equal(child.signalCode, 'SIGKILL', `child ended on its own: ${stderr}`);
   assert.ok(run.acked.size > 0, `child acked nothing before the kill: ${stderr}`);
+  assert.ok(run.startSeq >= 0, `child did not report its start: ${stderr}`);
   return run;
 }
 
@@ -59,6 +65,15 @@ void test('SIGKILL during concurrent appends never loses or damages an acknowled
     releasedThrough = Math.max(releasedThrough, run.releasedThrough);
 
     const journal = await FileJournal.open(folder, { segmentBytes: SEGMENT_BYTES });
+    // The child's report must be complete, or the checks below would quietly check less (lost
+    // `A` lines) or replay from before records it released (a lost `R` line). Each worker has
+    // at most one record durable but not yet reported when the kill comes.
+    const unreported = journal.lastSeq - run.startSeq - run.acked.size;
+    assert.ok(
+      unreported <= run.workers,
+      `iteration ${iteration}: the journal holds ${journal.lastSeq - run.startSeq} records from the child, ` +
+        `but it reported only ${run.acked.size} acks`,
+    );
     const seen = new Map<number, string>();
     let previous = releasedThrough;
     await journal.replay(releasedThrough, (seq, payload) => {
