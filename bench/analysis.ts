@@ -106,7 +106,7 @@ function runSegmenterPerLine(segmenter: Intl.Segmenter, texts: readonly string[]
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {
@@ -142,15 +142,21 @@ async function main(): Promise<void> {
   for (const [, fn] of configs) fn(warm);
 
   // Rounds interleave the configurations, so that drift of the machine hits all of them.
-  const runs = configs.map(() => [] as Measure[]);
+  const measured = configs.map(([name, fn]) => ({ name, fn, runs: [] as Measure[] }));
   for (let run = 0; run < RUNS; run++) {
-    configs.forEach(([, fn], i) => runs[i].push(fn(texts)));
+    for (const config of measured) config.runs.push(config.fn(texts));
   }
 
-  const wall = runs.map((r) => median(r.map((m) => m.ms)));
-  const cpu = runs.map((r) => median(r.map((m) => m.cpuMs)));
-  const tokens = runs.map((r) => r[0].tokens);
-  const [perLine, wholeText] = [configs.length - 2, configs.length - 1];
+  const results = measured.map(({ name, runs }) => ({
+    name,
+    wall: median(runs.map((m) => m.ms)),
+    cpu: median(runs.map((m) => m.cpuMs)),
+    tokens: runs[0]?.tokens ?? 0,
+  }));
+  // The last two configurations are the peers the others are compared with.
+  const [perLine, wholeText] = results.slice(-2);
+  if (perLine === undefined || wholeText === undefined)
+    throw new Error('the configurations must end with the per-line and whole-text peers');
   console.log(
     `median of ${RUNS} runs; MB/s and Mtok/s from wall-clock time, CPU MB/s from process CPU time;`,
   );
@@ -165,18 +171,18 @@ async function main(): Promise<void> {
       'vs per line'.padStart(13) +
       'vs whole text'.padStart(15),
   );
-  configs.forEach(([name], i) => {
+  for (const { name, wall, cpu, tokens } of results) {
     console.log(
       name.padEnd(36) +
-        wall[i].toFixed(0).padStart(9) +
-        (mb / (wall[i] / 1000)).toFixed(1).padStart(8) +
-        (tokens[i] / 1e6 / (wall[i] / 1000)).toFixed(2).padStart(8) +
-        (mb / (cpu[i] / 1000)).toFixed(1).padStart(10) +
-        String(tokens[i]).padStart(10) +
-        `${(wall[perLine] / wall[i]).toFixed(1)}x`.padStart(13) +
-        `${(wall[wholeText] / wall[i]).toFixed(1)}x`.padStart(15),
+        wall.toFixed(0).padStart(9) +
+        (mb / (wall / 1000)).toFixed(1).padStart(8) +
+        (tokens / 1e6 / (wall / 1000)).toFixed(2).padStart(8) +
+        (mb / (cpu / 1000)).toFixed(1).padStart(10) +
+        String(tokens).padStart(10) +
+        `${(perLine.wall / wall).toFixed(1)}x`.padStart(13) +
+        `${(wholeText.wall / wall).toFixed(1)}x`.padStart(15),
     );
-  });
+  }
   if (sink === -1) console.log(''); // never true; reads the sink
 }
 

@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${formatBytes(totalmem())} RAM`;
   console.log(`FTS5 baseline: ${machine}`);
   // Other work on the machine skews every number; the load average says whether it was quiet.
-  const loadAtStart = loadavg()[0];
+  const [loadAtStart = Number.NaN] = loadavg();
   console.log(
     `corpus ${path}${limit === undefined ? '' : `, first ${formatCount(limit)} pages`}; index in ${folder}`,
   );
@@ -242,7 +242,8 @@ async function main(): Promise<void> {
   peer.checkpoint();
   add('disk at the end', formatBytes(peer.diskBytes()));
   add('peak RSS', formatBytes(peakRss()));
-  add('load average (1 min) at start / end', `${loadAtStart.toFixed(2)} / ${loadavg()[0].toFixed(2)}`);
+  const [loadAtEnd = Number.NaN] = loadavg();
+  add('load average (1 min) at start / end', `${loadAtStart.toFixed(2)} / ${loadAtEnd.toFixed(2)}`);
   peer.close();
   if (!args.keep) rmSync(folder, { recursive: true, force: true });
 

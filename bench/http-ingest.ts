@@ -262,8 +262,7 @@ async function push(
   const started = performance.now();
   await Promise.all(
     Array.from({ length: connections }, async () => {
-      while (next < requests.length) {
-        const item = requests[next++];
+      for (let item = requests[next++]; item !== undefined; item = requests[next++]) {
         const answer = await request(
           agent,
           port,

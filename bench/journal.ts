@@ -57,6 +57,7 @@ async function drive(store: Store): Promise<Result> {
   const appender = async (): Promise<void> => {
     while (performance.now() < deadline) {
       const payload = payloads[next++ % payloads.length];
+      if (payload === undefined) throw new Error('the journal bench needs at least one payload');
       await store.append(payload);
       appends++;
       bytes += payload.byteLength;
@@ -90,11 +91,9 @@ function sqliteStore(folder: string): Store {
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE journal (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)');
   const insert = db.prepare('INSERT INTO journal (payload) VALUES (?)');
-  const commit = db.transaction((batch: Array<{ payload: Uint8Array; resolve: (seq: number) => void }>) => {
-    const seqs: number[] = [];
-    for (const item of batch) seqs.push(Number(insert.run(item.payload).lastInsertRowid));
-    return seqs;
-  });
+  const commit = db.transaction((batch: Array<{ payload: Uint8Array; resolve: (seq: number) => void }>) =>
+    batch.map((item) => ({ item, seq: Number(insert.run(item.payload).lastInsertRowid) })),
+  );
   let queue: Array<{
     payload: Uint8Array;
     resolve: (seq: number) => void;
@@ -107,9 +106,9 @@ function sqliteStore(folder: string): Store {
     const batch = queue;
     queue = [];
     try {
-      const seqs = commit(batch);
+      const done = commit(batch);
       commits++;
-      batch.forEach((item, i) => item.resolve(seqs[i]));
+      for (const { item, seq } of done) item.resolve(seq);
     } catch (error) {
       for (const item of batch) item.reject(error);
     }
@@ -161,7 +160,7 @@ function row(name: string, r: Result): string {
 function median(results: Result[]): Result {
   const pick = (f: (r: Result) => number): number => {
     const sorted = results.map(f).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
   };
   // Rates are taken per run, then the median; expressed back over one second.
   return {
@@ -186,10 +185,12 @@ console.log(header);
 const file: Result[] = [];
 const sqlite: Result[] = [];
 for (let run = 1; run <= runs; run++) {
-  file.push(await measure('file journal', fileJournalStore));
-  console.log(row(`file journal (run ${run})`, file[file.length - 1]));
-  sqlite.push(await measure('sqlite', sqliteStore));
-  console.log(row(`sqlite WAL FULL (run ${run})`, sqlite[sqlite.length - 1]));
+  const fileRun = await measure('file journal', fileJournalStore);
+  file.push(fileRun);
+  console.log(row(`file journal (run ${run})`, fileRun));
+  const sqliteRun = await measure('sqlite', sqliteStore);
+  sqlite.push(sqliteRun);
+  console.log(row(`sqlite WAL FULL (run ${run})`, sqliteRun));
 }
 console.log('medians');
 console.log(header);

@@ -11,7 +11,9 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  // middle < length (not empty), and middle >= 1 when the count is even.
+  const upper = sorted[middle] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
 }
 
 /**
@@ -23,7 +25,8 @@ export function percentile(values: readonly number[], p: number): number {
   if (!(p > 0 && p <= 100)) throw new RangeError(`percentile: p must be in (0, 100], got ${p}`);
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+  // The rank is in 1..length for p in (0, 100].
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /** Runs `fn` once and returns its result with the wall time in milliseconds. */
@@ -167,10 +170,17 @@ function columnsOf(rows: readonly TableRow[]): string[] {
  */
 export function formatTable(rows: readonly TableRow[], columns: readonly string[] = columnsOf(rows)): string {
   const cells = rows.map((row) => columns.map((c) => (row[c] === undefined ? '' : formatCell(row[c]))));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((line) => line[i].length)));
-  const numeric = columns.map((c) => rows.some((row) => typeof row[c] === 'number'));
-  const pad = (text: string, i: number): string =>
-    numeric[i] ? text.padStart(widths[i]) : text.padEnd(widths[i]);
+  // Each column with its width and alignment; every line of cells has one text per column.
+  const layout = columns.map((c, i) => ({
+    width: Math.max(c.length, ...cells.map((line) => line[i]?.length ?? 0)),
+    numeric: rows.some((row) => typeof row[c] === 'number'),
+  }));
+  const widths = layout.map((l) => l.width);
+  const pad = (text: string, i: number): string => {
+    const column = layout[i];
+    if (column === undefined) return text;
+    return column.numeric ? text.padStart(column.width) : text.padEnd(column.width);
+  };
   const lines = [
     columns.map((c, i) => pad(c, i)).join('  '),
     widths.map((w) => '-'.repeat(w)).join('  '),
