@@ -88,7 +88,8 @@ function checkInvariants(r: ParsedQuery): void {
       if (q.positions !== undefined) {
         assert.equal(q.positions.length, q.terms.length);
         assert.equal(q.positions[0], 0);
-        for (let i = 1; i < q.positions.length; i++) assert.ok(q.positions[i] > q.positions[i - 1]);
+        // Each position above the one before it (the first has none: it is compared to -1).
+        for (const [i, p] of q.positions.entries()) assert.ok(p > (q.positions[i - 1] ?? -1));
       }
     }
     if (q.kind === 'prefix') assert.ok(Array.from(q.prefix).length >= MIN_PREFIX_LENGTH);
@@ -158,12 +159,14 @@ describe('parseQuery properties', () => {
         const kept: string[] = [];
         for (const w of words) {
           const tokens = body.tokens(w);
-          if (tokens.length === 0 || expected.length === MAX_CLAUSES) continue;
+          if (expected.length === MAX_CLAUSES) continue;
+          const [first] = tokens;
+          if (first === undefined) continue;
           kept.push(w);
           if (tokens.length === 1) {
-            expected.push({ kind: 'term', term: tokens[0].term });
+            expected.push({ kind: 'term', term: first.term });
           } else {
-            const positions = tokens.map((t) => t.position - tokens[0].position);
+            const positions = tokens.map((t) => t.position - first.position);
             const gaps = positions.some((p, i) => p !== i);
             expected.push(
               gaps
@@ -206,14 +209,16 @@ describe('parseQuery properties', () => {
     op: '' | '+' | '-';
     field: string | undefined;
     kind: 'word' | 'phrase' | 'group' | 'prefix';
-    words: string[];
+    words: [string, ...string[]];
   };
   const VOCAB = ['rome', 'caesar', 'antony', 'the', 'legions', 'e-mail', 'Ünï'];
   const specArb: fc.Arbitrary<Spec> = fc.record({
     op: fc.constantFrom('' as const, '+' as const, '-' as const),
     field: fc.constantFrom(undefined, 't', 'a1'),
     kind: fc.constantFrom('word' as const, 'phrase' as const, 'group' as const, 'prefix' as const),
-    words: fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 3 }),
+    words: fc
+      .tuple(fc.constantFrom(...VOCAB), fc.array(fc.constantFrom(...VOCAB), { maxLength: 2 }))
+      .map(([first, rest]): [string, ...string[]] => [first, ...rest]),
   });
 
   function render(s: Spec): string {
@@ -229,9 +234,10 @@ describe('parseQuery properties', () => {
 
   function leafOf(text: string, field: string | undefined): Query | null {
     const tokens = analyzerFor(field).tokens(text);
-    if (tokens.length === 0) return null;
-    if (tokens.length === 1) return withField({ kind: 'term', term: tokens[0].term }, field);
-    const positions = tokens.map((t) => t.position - tokens[0].position);
+    const [first] = tokens;
+    if (first === undefined) return null;
+    if (tokens.length === 1) return withField({ kind: 'term', term: first.term }, field);
+    const positions = tokens.map((t) => t.position - first.position);
     const phrase: Query = { kind: 'phrase', terms: tokens.map((t) => t.term) };
     return withField(positions.some((p, i) => p !== i) ? { ...phrase, positions } : phrase, field);
   }
@@ -242,17 +248,19 @@ describe('parseQuery properties', () => {
     if (s.kind === 'prefix') {
       // `e-m*`: the part before the hyphen is a term, the last part the prefix.
       const pieces = s.words[0].slice(0, 3).split('-');
-      const prefix = analyzerFor(s.field).normalizePrefix(pieces[pieces.length - 1]);
+      const prefix = analyzerFor(s.field).normalizePrefix(pieces.at(-1) ?? '');
       const before = analyzerFor(s.field).terms(pieces.slice(0, -1).join(' '));
       const parts: Query[] = before.map((term) => withField({ kind: 'term', term }, s.field));
       if (prefix.length >= 2) parts.push(withField({ kind: 'prefix', prefix }, s.field));
-      return parts.length === 0 ? null : parts.length === 1 ? parts[0] : { kind: 'bool', must: parts };
+      const [only, ...more] = parts;
+      return only === undefined ? null : more.length === 0 ? only : { kind: 'bool', must: parts };
     }
     const items = s.words.map((w) => leafOf(w, s.field)).filter((q): q is Query => q !== null);
-    return items.length === 0
+    const [only, ...more] = items;
+    return only === undefined
       ? null
-      : items.length === 1
-        ? items[0]
+      : more.length === 0
+        ? only
         : { kind: 'bool', should: items, minShouldMatch: 1 };
   }
 
@@ -271,7 +279,7 @@ describe('parseQuery properties', () => {
         else if (must.length + should.length === 0)
           expected = { kind: 'bool', must: [{ kind: 'all' }], mustNot };
         else if (mustNot.length === 0 && must.length + should.length === 1)
-          expected = [...must, ...should][0];
+          expected = must[0] ?? should[0] ?? null;
         else {
           expected = { kind: 'bool' };
           if (must.length > 0) expected.must = must;

@@ -118,7 +118,7 @@ export function naiveSearch(
           const terms = doc.fields[f] ?? [];
           let n = 0;
           for (let start = -100; start < terms.length + 100; start++) {
-            if (q.terms.every((t, i) => terms[start + rel[i]] === t)) n++;
+            if (q.terms.every((t, i) => terms[start + (rel[i] ?? 0)] === t)) n++;
           }
           return n;
         };

@@ -169,17 +169,16 @@ function assertValidTopK(
   const expected = all.slice(0, k);
   assert.equal(actual.length, expected.length, 'number of hits');
   const truth = new Map(all.map((h) => [key(h), h.score]));
-  for (let i = 0; i < actual.length; i++) {
-    assert.ok(
-      near(actual[i].score, expected[i].score),
-      `score #${i}: ${actual[i].score} vs ${expected[i].score}`,
-    );
-    const t = truth.get(key(actual[i]));
-    assert.ok(t !== undefined, `hit ${key(actual[i])} is not a match`);
-    assert.ok(near(actual[i].score, t), `hit ${key(actual[i])} scored ${actual[i].score}, truth ${t}`);
+  for (const [i, hit] of actual.entries()) {
+    const score = expected[i]?.score ?? NaN;
+    assert.ok(near(hit.score, score), `score #${i}: ${hit.score} vs ${score}`);
+    const t = truth.get(key(hit));
+    assert.ok(t !== undefined, `hit ${key(hit)} is not a match`);
+    assert.ok(near(hit.score, t), `hit ${key(hit)} scored ${hit.score}, truth ${t}`);
   }
-  if (expected.length > 0) {
-    const kth = expected[expected.length - 1].score;
+  const last = expected.at(-1);
+  if (last !== undefined) {
+    const kth = last.score;
     const got = new Set(actual.map(key));
     for (const h of expected) {
       if (!near(h.score, kth))

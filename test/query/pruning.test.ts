@@ -149,10 +149,11 @@ describe('block-max pruning', () => {
   });
 
   it('never returns a killed document, even the best one', () => {
-    const killed = new MemoryGeneration(docs, { blockSize: 128, killed: [STRONG[0], STRONG[5]] });
+    const gone = [137, 11_111]; // STRONG[0] and STRONG[5]
+    const killed = new MemoryGeneration(docs, { blockSize: 128, killed: gone });
     const r = executeQuery([killed], { kind: 'term', term: 'common' }, { k: 10 });
     const ids = r.hits.map((h) => h.docId);
-    assert.ok(!ids.includes(STRONG[0]) && !ids.includes(STRONG[5]));
+    assert.ok(!gone.some((d) => ids.includes(d)));
     assert.equal(ids.filter((d) => STRONG.includes(d)).length, 8);
   });
 });

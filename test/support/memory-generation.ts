@@ -92,14 +92,15 @@ export class MemoryGeneration implements GenerationView {
             p = { docs: [], freqs: [], starts: [0], positions: [] };
             byTerm.set(term, p);
           }
-          if (p.docs[p.docs.length - 1] !== docId) {
+          // The last entries of freqs and starts are the current document's, counted up.
+          if (p.docs.at(-1) !== docId) {
             p.docs.push(docId);
             p.freqs.push(0);
-            p.starts.push(p.starts[p.starts.length - 1]);
+            p.starts.push(p.positions.length);
           }
-          p.freqs[p.freqs.length - 1]++;
-          p.starts[p.starts.length - 1]++;
+          p.freqs.push((p.freqs.pop() ?? 0) + 1);
           p.positions.push(pos);
+          p.starts.push((p.starts.pop() ?? 0) + 1);
         });
       }
       for (const [field, value] of Object.entries(doc.numbers ?? {})) {
@@ -170,12 +171,14 @@ export class MemoryGeneration implements GenerationView {
     let hi = terms.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (terms[mid] < prefix) lo = mid + 1;
+      if ((terms[mid] ?? '') < prefix) lo = mid + 1;
       else hi = mid;
     }
     const out: string[] = [];
-    for (let i = lo; i < terms.length && out.length < limit && terms[i].startsWith(prefix); i++)
-      out.push(terms[i]);
+    for (const term of terms.slice(lo)) {
+      if (out.length >= limit || !term.startsWith(prefix)) break;
+      out.push(term);
+    }
     return out;
   }
 
