@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { closeRuntime } from '../../src/collection/collection-runtime.js';
-import { CollectionVacuum } from '../../src/collection/collection-vacuum.js';
 import type { SearchError } from '../../src/errors.js';
-import { openRuntime, stagePut, type RuntimeFixture } from './runtime-fixture.js';
+import { openRuntime, stagePut, vacuumOf, type RuntimeFixture } from './runtime-fixture.js';
 
 describe('closeRuntime', () => {
   let fixture: RuntimeFixture | undefined;
@@ -47,14 +46,7 @@ describe('closeRuntime', () => {
     const { runtime } = f;
     await stagePut(f, 'local:a', 'a');
     await f.commits.commit(runtime);
-    const vacuum = new CollectionVacuum({
-      collection: f.collection,
-      log: f.log,
-      reloadSettings: () => f.manager.settings.reload(f.collection),
-      stager: f.stager,
-      commits: f.commits,
-      isCurrent: () => f.current,
-    });
+    const vacuum = vacuumOf(f);
     assert.equal((await vacuum.run(runtime, 'RE_INDEX', false)).state, 'RUNNING');
     f.retire();
     await closeRuntime(runtime);

@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { CollectionVacuum } from '../../src/collection/collection-vacuum.js';
 import type { SearchError } from '../../src/errors.js';
-import { openRuntime, stagePut, storedText, type RuntimeFixture } from './runtime-fixture.js';
+import { openRuntime, stagePut, storedText, vacuumOf, type RuntimeFixture } from './runtime-fixture.js';
 
 describe('CollectionVacuum', () => {
   let fixture: RuntimeFixture | undefined;
@@ -15,17 +14,6 @@ describe('CollectionVacuum', () => {
     await fixture?.close();
     fixture = undefined;
   });
-
-  function vacuumOf(f: RuntimeFixture): CollectionVacuum {
-    return new CollectionVacuum({
-      collection: f.collection,
-      log: f.log,
-      reloadSettings: () => f.manager.settings.reload(f.collection),
-      stager: f.stager,
-      commits: f.commits,
-      isCurrent: () => f.current,
-    });
-  }
 
   it('MERGE leaves one generation with every document, and reports DONE', async () => {
     fixture = await openRuntime();

@@ -14,7 +14,7 @@ import {
   type CollectionRuntime,
 } from '../../src/collection/collection-runtime.js';
 import { ManifestMarker } from '../../src/collection/manifest-marker.js';
-import { SearchError } from '../../src/errors.js';
+import { committedKeys, searchErrorOf } from '../support/commit-probes.js';
 import { StuckFsDirectory } from '../support/stuck-fs-directory.js';
 import { waitFor } from '../support/wait.js';
 import { openRuntime, stagePut, type RuntimeFixture } from './runtime-fixture.js';
@@ -23,25 +23,6 @@ import { openRuntime, stagePut, type RuntimeFixture } from './runtime-fixture.js
 const TIMEOUT_MS = 3_000;
 /** The bound, with room for a loaded machine. */
 const BOUND_MS = TIMEOUT_MS + 5_000;
-
-function searchable(runtime: CollectionRuntime, keys: string[]): string[] {
-  const searcher = runtime.index.acquireSearcher();
-  try {
-    return keys.filter((key) => searcher.getDocument(key) !== undefined);
-  } finally {
-    searcher.release();
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SearchError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SearchError, String(error));
-    return error;
-  }
-  return assert.fail('expected a rejection');
-}
 
 /** Stops the runtime as PushCollection.stop does; resolves with how long it took. */
 async function stop(fixture: RuntimeFixture): Promise<number> {
@@ -95,7 +76,7 @@ describe('a commit whose indexing thread does not answer', () => {
 
     dir!.hang();
     const started = performance.now();
-    const failed = await rejection(commits.commit(runtime, 'req-stuck'));
+    const failed = await searchErrorOf(commits.commit(runtime, 'req-stuck'));
     const waited = performance.now() - started;
     assert.equal(failed.code, 'COMMIT_FAILED');
     assert.match(
@@ -113,7 +94,7 @@ describe('a commit whose indexing thread does not answer', () => {
 
     const answer = await commits.commit(runtime, 'req-next');
     assert.equal(answer.changes, 12);
-    assert.deepEqual(searchable(runtime, ['local:0', ...keys]), ['local:0', ...keys]);
+    assert.deepEqual(committedKeys(runtime.index, ['local:0', ...keys]), ['local:0', ...keys]);
     assert.equal(runtime.index.lastCommit.journalSeq, 13);
     assert.equal(store.records.length, 0, 'released once committed');
     assert.ok(
@@ -131,7 +112,7 @@ describe('a commit whose indexing thread does not answer', () => {
     const keys = ['local:1', 'local:2', 'local:3'];
     for (const key of keys) await stagePut(fixture, key, `text ${key}`);
     dir!.hang();
-    const commit = rejection(commits.commit(runtime));
+    const commit = searchErrorOf(commits.commit(runtime));
     await waitFor('the indexing thread to hang writing the commit', () => dir!.held > 0);
     const stopped = stop(fixture);
     assert.equal((await commit).code, 'COMMIT_FAILED');
@@ -145,7 +126,7 @@ describe('a commit whose indexing thread does not answer', () => {
     try {
       assert.equal(again.index.stagedChanges, keys.length, 'replayed from the journal');
       await again.index.commit({ journalSeq: again.appliedSeq });
-      assert.deepEqual(searchable(again, ['local:0', ...keys]), ['local:0', ...keys]);
+      assert.deepEqual(committedKeys(again.index, ['local:0', ...keys]), ['local:0', ...keys]);
     } finally {
       await closeRuntime(again);
     }

@@ -11,6 +11,7 @@ import type { ChangeRecord } from '../../src/collection/change-record.js';
 import { ChangeStager } from '../../src/collection/change-stager.js';
 import { CollectionCommits } from '../../src/collection/collection-commits.js';
 import { CollectionManager } from '../../src/collection/collection-manager.js';
+import { CollectionVacuum } from '../../src/collection/collection-vacuum.js';
 import {
   closeRuntime,
   startRuntime,
@@ -141,6 +142,18 @@ export function putChange(key: string, text: string): Extract<ChangeRecord, { op
     receivedTime: '2026-01-01T00:00:00Z',
     filters: undefined,
   };
+}
+
+/** The collection's vacuums over the fixture's stager and commits, wired as PushCollection wires them. */
+export function vacuumOf(fixture: RuntimeFixture): CollectionVacuum {
+  return new CollectionVacuum({
+    collection: fixture.collection,
+    log: fixture.log,
+    reloadSettings: () => fixture.manager.settings.reload(fixture.collection),
+    stager: fixture.stager,
+    commits: fixture.commits,
+    isCurrent: () => fixture.current,
+  });
 }
 
 /** Stages a client's put the way PushCollection does: journal first, then the index in journal order. */
