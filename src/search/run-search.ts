@@ -523,12 +523,27 @@ function surfaceOf(
       if (generations[g]!.isKilled(doc)) continue;
       const { member, local } = owner[g]!;
       const text = (member.searcher.stored(local, doc)[STORED.text] as string | undefined) ?? '';
-      const token = analyzer.tokens(text.slice(0, 20_000)).find((t) => t.term === term);
-      if (token !== undefined) return text.slice(token.start, token.end).toLowerCase();
+      const found = firstTokenOf(analyzer, text.slice(0, 20_000), term);
+      if (found !== null) return text.slice(found.start, found.end).toLowerCase();
       break;
     }
   }
   return undefined;
+}
+
+/**
+ * Where the first token of `text` whose term is `term` is, or null. Terms are built only until
+ * it is found: the rest of the text is scanned, not analysed (the word is usually early in a
+ * page, and a page's whole analysis cost milliseconds).
+ */
+function firstTokenOf(analyzer: Analyzer, text: string, term: string): { start: number; end: number } | null {
+  let found: { start: number; end: number } | null = null;
+  analyzer.forEachToken(text, 0, {
+    token(source, start, end, kind) {
+      if (found === null && analyzer.termOfToken(source, start, end, kind) === term) found = { start, end };
+    },
+  });
+  return found;
 }
 
 function gscopesOf(view: GenerationView, docId: number, settings: CollectionSettings): string[] {
