@@ -1,5 +1,5 @@
 import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
-import { ASCII_CLASS, OTHER } from '../index/analysis/char-class.js';
+import { ASCII_CLASS, DIGIT, LETTER, OTHER } from '../index/analysis/char-class.js';
 import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
 import { escapeHtml } from '../escape-html.js';
 import { candidatePatterns, type CandidatePatterns } from './summary-candidates.js';
@@ -149,6 +149,10 @@ class TokenScan implements TokenSink {
 
   /** Analyses `text[from, to)` (both cuts) in the current mode. */
   analyse(text: string, from: number, to: number): void {
+    if (this.keptByLength && this.mode !== Mode.Hits) {
+      this.countAsciiTokens(text, from, to);
+      return;
+    }
     this.offset = from;
     this.analyzer!.forEachToken(from === 0 && to === text.length ? text : text.substring(from, to), 0, this);
   }
@@ -209,14 +213,55 @@ class TokenScan implements TokenSink {
 
   /** {@link Mode.Count} and {@link Mode.Back}: a kept token's start, and the index of a hit met. */
   private count(text: string, start: number, end: number, kind: number, hash: number): void {
-    if (this.keptByLength) {
-      if (end - start > this.maxTokenLength) return;
-    } else {
-      const id = this.table!.lookup(text, start, end, kind, hash);
-      if (id === DROPPED) return;
-      if (id === UNKNOWN && this.analyzer!.termOfToken(text, start, end, kind) === null) return;
+    const id = this.table!.lookup(text, start, end, kind, hash);
+    if (id === DROPPED) return;
+    if (id === UNKNOWN && this.analyzer!.termOfToken(text, start, end, kind) === null) return;
+    this.keep(start + this.offset);
+  }
+
+  /**
+   * {@link Mode.Count} and {@link Mode.Back} when {@link keptByLength}: the tokens of the
+   * ASCII text `text[from, to)` (both cuts) found here rather than by the analyzer, which
+   * then has nothing to add (no term is looked at), and a call per token and the spelling's
+   * hash cost more than finding them (the ranges counted are most of a page whose words
+   * match often). The analyzer's scanner on ASCII characters (`create-analyzer.ts`): a token
+   * is a run of letters and digits, in which a `.` between two digits and a `'` between two
+   * letters join; `test/search/summary.test.ts` checks the two count alike.
+   */
+  private countAsciiTokens(text: string, from: number, to: number): void {
+    const maxLength = this.maxTokenLength;
+    let i = from;
+    while (i < to) {
+      let c = text.charCodeAt(i);
+      let kind = ASCII_CLASS[c]!;
+      if (kind === OTHER) {
+        i++;
+        continue;
+      }
+      const start = i;
+      // A joiner's right side is before `to`: the character there (a cut) is no letter or digit.
+      while (++i < to) {
+        c = text.charCodeAt(i);
+        const k = ASCII_CLASS[c]!;
+        if (k !== OTHER) {
+          kind = k;
+          continue;
+        }
+        const joins =
+          i + 1 < to &&
+          (c === 46 /* . */
+            ? (kind & DIGIT) !== 0 && (ASCII_CLASS[text.charCodeAt(i + 1)]! & DIGIT) !== 0
+            : c === 39 /* ' */ &&
+              (kind & LETTER) !== 0 &&
+              (ASCII_CLASS[text.charCodeAt(i + 1)]! & LETTER) !== 0);
+        if (!joins) break;
+      }
+      if (i - start <= maxLength) this.keep(start);
     }
-    start += this.offset;
+  }
+
+  /** {@link Mode.Count} and {@link Mode.Back}: the kept token at `start` (in the whole text). */
+  private keep(start: number): void {
     if (this.mode === Mode.Back) {
       if (this.backCount === this.backStarts.length) this.backStarts = grow(this.backStarts);
       this.backStarts[this.backCount++] = start;

@@ -228,6 +228,62 @@ describe('buildSummary', () => {
     }
   });
 
+  // ASCII words where the scanner's joiners decide what a token is, and overlong tokens.
+  const ASCII_WORDS = [
+    "don't",
+    "DON'T",
+    "a'1",
+    "1'a",
+    "a''b",
+    "it's",
+    '3.14',
+    '1.2.3',
+    '1..2',
+    'v1.2',
+    'x.y',
+    '1.',
+    '.5',
+    'a.1',
+    "'quoted'",
+    'protocol',
+    'Protocols',
+    'window',
+    'the',
+    'x'.repeat(7),
+    'y'.repeat(140),
+  ];
+  const ASCII_GAPS = [' ', ' ', ' ', '. ', '.', "'", '-', '/', '\n', ' '.repeat(200), ''];
+
+  it('counts the words of an ASCII text as the analyzer does (joiners, overlong tokens)', () => {
+    const ascii: [string, Analyzer][] = [
+      ['plain', createAnalyzer({})],
+      ['stemming', createAnalyzer({ stem: true })],
+      ['tokens up to 6', createAnalyzer({ stem: true, maxTokenLength: 6 })],
+      ['no folding', createAnalyzer({ caseFold: false, foldDiacritics: false })],
+    ];
+    for (const [name, analyzer] of ascii) {
+      const next = random(name.length * 15485863);
+      for (let sample = 0; sample < 300; sample++) {
+        const words = sample % 25 === 0 ? 3000 : Math.floor(next() * 400);
+        let text = '';
+        for (let i = 0; i < words; i++)
+          text +=
+            ASCII_WORDS[Math.floor(next() * ASCII_WORDS.length)]! +
+            ASCII_GAPS[Math.floor(next() * ASCII_GAPS.length)]!;
+        const queryWords = Array.from(
+          { length: 1 + Math.floor(next() * 3) },
+          () => ASCII_WORDS[Math.floor(next() * ASCII_WORDS.length)]!,
+        );
+        const queryTerms = new Set(queryWords.flatMap((w) => analyzer.terms(w)));
+        assert.equal(
+          buildSummary(text, analyzer, queryTerms, 120),
+          referenceSummary(text, analyzer, queryTerms, 120),
+          `${name}: text ${sample} (${words} words), query ${JSON.stringify(queryWords)}`,
+        );
+      }
+    }
+  });
+
   it('highlights spellings found only by analysis: apostrophes, full-width letters, stems', () => {
     const analyzer = createAnalyzer({ stem: true });
     const terms = (q: string) => new Set(analyzer.terms(q));
