@@ -1,4 +1,5 @@
-const ENTITIES: Record<string, string> = {
+/** The character references {@link escapeHtml} puts in place of the characters it escapes, by character. */
+export const HTML_ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
   '>': '&gt;',
@@ -11,5 +12,5 @@ const ENTITIES: Record<string, string> = {
  * project (results and error pages, summaries, the admin UI, HTML made from extracted documents).
  */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }

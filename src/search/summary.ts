@@ -1,7 +1,7 @@
 import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
 import { ASCII_CLASS, DIGIT, LETTER, OTHER } from '../index/analysis/char-class.js';
 import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
-import { escapeHtml } from '../escape-html.js';
+import { escapeHtml, HTML_ESCAPES } from '../escape-html.js';
 import { candidatePatterns, type CandidatePatterns } from './summary-candidates.js';
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
@@ -508,24 +508,19 @@ export function buildSummary(
     const space = scanned.lastIndexOf(' ', to);
     if (space > from + maxChars / 2) to = space;
   }
-  const parts: string[] = [];
-  if (from > 0) parts.push('… ');
+  let html = from > 0 ? '… ' : '';
   let at = from;
   for (let h = 0; h < hits; h++) {
     const start = hitStart[h]!;
     const end = hitEnd[h]!;
     if (start < from || end > to) continue;
-    parts.push(
-      escapeHtml(collapse(scanned.slice(at, start))),
-      '<b>',
-      escapeHtml(scanned.slice(start, end)),
-      '</b>',
-    );
+    // A matched word keeps its characters (a token may hold a byte-order mark, which is white space).
+    html += htmlOf(scanned, at, start) + '<b>' + escapeHtml(scanned.slice(start, end)) + '</b>';
     at = end;
   }
-  parts.push(escapeHtml(collapse(scanned.slice(at, to))));
-  if (to < text.length) parts.push(' …');
-  return parts.join('').trim();
+  html += htmlOf(scanned, at, to);
+  if (to < text.length) html += ' …';
+  return html.trim();
 }
 
 /** What {@link bestWindow} answers for the window at the text's first kept token. */
@@ -574,6 +569,66 @@ function bestWindow(text: string): number {
   return before + inRange < WINDOW_TOKENS ? FIRST_TOKEN : hitIndex[0]!;
 }
 
-function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ');
+/** What {@link htmlOf} does with an ASCII character (`ASCII_OUTPUT`): keeps it, collapses it, escapes it. */
+const KEPT = 0;
+const SPACE = 1;
+const ESCAPED = 2;
+const ASCII_OUTPUT = new Uint8Array(128);
+/** `escapeHtml`'s character references, by the code of the character they stand for. */
+const ENTITIES: string[] = [];
+for (const c of [9, 10, 11, 12, 13, 32]) ASCII_OUTPUT[c] = SPACE;
+for (const [character, entity] of Object.entries(HTML_ESCAPES)) {
+  ASCII_OUTPUT[character.charCodeAt(0)] = ESCAPED;
+  ENTITIES[character.charCodeAt(0)] = entity;
+}
+
+/** White space outside ASCII: what `\s` matches there (Unicode's Zs, the two line separators, the BOM). */
+function isWideSpace(c: number): boolean {
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+function isSpace(c: number): boolean {
+  return c < 128 ? ASCII_OUTPUT[c] === SPACE : isWideSpace(c);
+}
+
+/**
+ * `text[from, to)` as summary HTML: every run of white space (`\s+`) one space, and
+ * escaped as `escapeHtml` escapes. One pass, copying the characters kept in slices; the
+ * same as `escapeHtml(text.slice(from, to).replace(/\s+/g, ' '))` (`test/search/summary.test.ts`
+ * checks every UTF-16 unit), which took two regular expressions and three strings per
+ * piece of a summary.
+ */
+function htmlOf(text: string, from: number, to: number): string {
+  let html = '';
+  let kept = from;
+  let i = from;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    const output = c < 128 ? ASCII_OUTPUT[c]! : isWideSpace(c) ? SPACE : KEPT;
+    if (output === KEPT || (c === 32 && (i + 1 === to || !isSpace(text.charCodeAt(i + 1))))) {
+      // A character kept, or a lone space: it is its own output.
+      i++;
+      continue;
+    }
+    if (kept < i) html += text.slice(kept, i);
+    i++;
+    if (output === ESCAPED) {
+      html += ENTITIES[c]!;
+    } else {
+      while (i < to && isSpace(text.charCodeAt(i))) i++;
+      html += ' ';
+    }
+    kept = i;
+  }
+  return kept === from ? text.slice(from, to) : kept < to ? html + text.slice(kept, to) : html;
 }

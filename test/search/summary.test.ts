@@ -362,6 +362,25 @@ describe('buildSummary', () => {
     assert.ok(summary.endsWith(' …'));
   });
 
+  it('collapses every kind of white space and escapes every character as the reference does', () => {
+    const analyzer = createAnalyzer({});
+    // No match: the summary is the whole text (under 20,000 characters).
+    const queryTerms = new Set(analyzer.terms('absent'));
+    // Every UTF-16 unit alone and doubled (a run), between words, a page of them at a time.
+    for (let first = 0; first < 0x10000; first += 2000) {
+      let text = '';
+      for (let c = first; c < Math.min(first + 2000, 0x10000); c++) {
+        const unit = String.fromCharCode(c);
+        text += `a${unit}b ${unit}${unit}c `;
+      }
+      assert.equal(
+        buildSummary(text, analyzer, queryTerms, 20_000),
+        referenceSummary(text, analyzer, queryTerms, 20_000),
+        `units from ${first}`,
+      );
+    }
+  });
+
   it('starts at the text when no query term occurs, and is empty for an empty text', () => {
     const analyzer = createAnalyzer({});
     assert.equal(buildSummary('First words here.', analyzer, new Set(['absent'])), 'First words here.');
