@@ -67,10 +67,11 @@ export class Searcher {
     return null;
   }
 
-  stored(generationIndex: number, docId: number): StoredRecord {
+  /** A document's stored record (with `fields`, only those of its fields). */
+  stored(generationIndex: number, docId: number, fields?: ReadonlySet<string>): StoredRecord {
     const generation = this.generations[generationIndex];
     if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
-    return generation.reader.stored(docId);
+    return generation.reader.stored(docId, fields);
   }
 
   /** Every live document, oldest generation first (re-indexing, exports). */

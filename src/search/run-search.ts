@@ -7,7 +7,7 @@ import {
   STORED,
 } from '../collection/stored-fields.js';
 import type { Analyzer } from '../index/analysis/analyzer.js';
-import type { StoredRecord } from '../index/document.js';
+import { KEY_FIELD, type StoredRecord } from '../index/document.js';
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
 import type { Schema } from '../index/schema.js';
 import { statisticsFromGenerations, type CollectionStatistics } from '../query/collection-statistics.js';
@@ -75,7 +75,8 @@ export interface SearchMember {
   /** A searcher (or anything with its generations and stored records), held for the query. */
   searcher: {
     readonly generations: readonly GenerationView[];
-    stored(generationIndex: number, docId: number): StoredRecord;
+    /** A document's stored record; with `fields`, only those of its fields. */
+    stored(generationIndex: number, docId: number, fields?: ReadonlySet<string>): StoredRecord;
   };
   settings: CollectionSettings;
 }
@@ -99,6 +100,21 @@ export interface SearchView {
 
 /** Signs a result URL for `/s/redirect` (the HMAC lives with the service, not with the view). */
 export type ClickTrackingUrl = (collection: string, url: string, rank: number, query: string) => string;
+
+/**
+ * The stored fields a result is made of (and sorted by): only these are decoded, not the
+ * original content and the rest a record keeps for GET and re-indexing.
+ */
+const RESULT_FIELDS: ReadonlySet<string> = new Set([
+  KEY_FIELD,
+  STORED.title,
+  STORED.text,
+  STORED.classes,
+  STORED.fileSize,
+  STORED.fileType,
+  STORED.date,
+]);
+const TEXT_FIELD: ReadonlySet<string> = new Set([STORED.text]);
 
 /** Matches are counted exactly up to this many (then `totalMatchingExact` is false). */
 export const EXACT_COUNT_LIMIT = 10_000;
@@ -261,7 +277,7 @@ export function runSearch(
   const geoClasses = geospatialClasses(view.settings);
   const candidateOf = (hit: (typeof hits)[number], order: number): SortCandidate<(typeof hits)[number]> => {
     const { member, local } = owner[hit.generationIndex]!;
-    const record = member.searcher.stored(local, hit.docId);
+    const record = member.searcher.stored(local, hit.docId, RESULT_FIELDS);
     const classes = JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<
       string,
       string[]
@@ -522,7 +538,7 @@ function surfaceOf(
     for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) {
       if (generations[g]!.isKilled(doc)) continue;
       const { member, local } = owner[g]!;
-      const text = (member.searcher.stored(local, doc)[STORED.text] as string | undefined) ?? '';
+      const text = (member.searcher.stored(local, doc, TEXT_FIELD)[STORED.text] as string | undefined) ?? '';
       const found = firstTokenOf(analyzer, text.slice(0, 20_000), term);
       if (found !== null) return text.slice(found.start, found.end).toLowerCase();
       break;

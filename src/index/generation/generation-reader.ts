@@ -324,9 +324,9 @@ export class GenerationReader {
     return this.dictionary.terms(field);
   }
 
-  /** Decodes one document's stored record. */
-  stored(docId: number): StoredRecord {
-    return readStoredRecord(new ByteReader(this.storedRecordBytes(docId)));
+  /** Decodes one document's stored record (with `fields`, only those of its fields). */
+  stored(docId: number, fields?: ReadonlySet<string>): StoredRecord {
+    return readStoredRecord(new ByteReader(this.storedRecordBytes(docId)), fields);
   }
 
   /**
@@ -361,10 +361,13 @@ export class GenerationReader {
   /** Decompresses a stored block and finds its records; the thread's cache keeps it. */
   private decodeBlock(blockIndex: number): DecodedBlock {
     const stored = this.storedBlocks[blockIndex]!;
-    const bytes = decompressStoredBlock(
+    const decompressed = decompressStoredBlock(
       this.storedInput.read(stored.offset, stored.length),
       this.storedVersion,
     );
+    // A plain Uint8Array over the Buffer's bytes: a record's strings are views cut from it,
+    // and a Buffer's subarray costs several times a typed array's.
+    const bytes = new Uint8Array(decompressed.buffer, decompressed.byteOffset, decompressed.byteLength);
     const next =
       blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
     const starts = new Int32Array(next - stored.firstDoc);

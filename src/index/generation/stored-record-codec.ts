@@ -122,16 +122,25 @@ export function writeStoredRecord(out: ByteWriter, record: StoredRecord): void {
   }
 }
 
-export function readStoredRecord(input: ByteReader): StoredRecord {
+/**
+ * Decodes a stored record; with `fields`, only those fields (the others are skipped over,
+ * never decoded: a result shown needs its title, text and a few more, not the original
+ * content, which is most of a record's bytes).
+ */
+export function readStoredRecord(input: ByteReader, fields?: ReadonlySet<string>): StoredRecord {
   const record: StoredRecord = {};
   const count = input.readVInt();
   for (let i = 0; i < count; i++) {
-    const name = input.readString();
+    const name = readText(input);
     const tag = input.readByte();
+    if (fields !== undefined && !fields.has(name)) {
+      skipValue(input, tag);
+      continue;
+    }
     let value: StoredValue;
     switch (tag) {
       case TAG_STRING:
-        value = input.readString();
+        value = readText(input);
         break;
       case TAG_NUMBER:
         value = input.readFloat64();
@@ -142,7 +151,7 @@ export function readStoredRecord(input: ByteReader): StoredRecord {
       case TAG_STRINGS: {
         const n = input.readVInt();
         const items: string[] = [];
-        for (let j = 0; j < n; j++) items.push(input.readString());
+        for (let j = 0; j < n; j++) items.push(readText(input));
         value = items;
         break;
       }
@@ -152,4 +161,66 @@ export function readStoredRecord(input: ByteReader): StoredRecord {
     record[name] = value;
   }
   return record;
+}
+
+function skipValue(input: ByteReader, tag: number): void {
+  switch (tag) {
+    case TAG_STRING:
+    case TAG_BYTES:
+      input.readBytes(input.readVInt());
+      return;
+    case TAG_NUMBER:
+      input.readBytes(8);
+      return;
+    case TAG_STRINGS:
+      for (let n = input.readVInt(); n > 0; n--) input.readBytes(input.readVInt());
+      return;
+    default:
+      throw new RangeError(`unknown stored value tag ${tag}`);
+  }
+}
+
+/** Longest string {@link readText} keeps in {@link recentTexts}; slots of it (a power of two). */
+const RECENT_TEXT_MAX = 32;
+const RECENT_TEXT_SLOTS = 1024;
+/**
+ * Short ASCII strings read lately, by a hash of their bytes: every record repeats the same
+ * field names (and values such as a file type), which are then compared in place rather
+ * than made into a new string each time.
+ */
+const recentTexts: string[] = new Array<string>(RECENT_TEXT_SLOTS).fill('');
+
+/** `input.readString()`, giving short ASCII strings read before from {@link recentTexts}. */
+function readText(input: ByteReader): string {
+  const start = input.pos;
+  const length = input.readVInt();
+  if (length > RECENT_TEXT_MAX) {
+    input.pos = start;
+    return input.readString();
+  }
+  const bytes = input.bytes;
+  const from = input.pos;
+  const to = from + length;
+  if (to > input.end) throw new RangeError('read past end');
+  let hash = length;
+  for (let i = from; i < to; i++) {
+    const b = bytes[i]!;
+    if (b > 0x7f) {
+      input.pos = start;
+      return input.readString();
+    }
+    hash = (Math.imul(hash, 31) + b) | 0;
+  }
+  input.pos = to;
+  const slot = (hash ^ (hash >>> 10)) & (RECENT_TEXT_SLOTS - 1);
+  const recent = recentTexts[slot]!;
+  if (recent.length === length && sameAscii(recent, bytes, from)) return recent;
+  const text = String.fromCharCode.apply(null, bytes.subarray(from, to) as unknown as number[]);
+  recentTexts[slot] = text;
+  return text;
+}
+
+function sameAscii(text: string, bytes: Uint8Array, from: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== bytes[from + i]) return false;
+  return true;
 }

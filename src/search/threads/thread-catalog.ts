@@ -32,10 +32,10 @@ export class ThreadCatalog {
         settings: this.settingsOf(member.settingsId),
         searcher: {
           generations,
-          stored: (generationIndex, docId) => {
+          stored: (generationIndex, docId, fields) => {
             const generation = generations[generationIndex];
             if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
-            return generation.reader.stored(docId);
+            return generation.reader.stored(docId, fields);
           },
         },
       };
