@@ -1,5 +1,6 @@
 import { NO_MORE_DOCS, type PostingsIterator } from '../index/generation-view.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
+import { packedMap } from './packed-map.js';
 import { Scorer } from './scorer.js';
 import type { FieldModel, Saturation } from './similarity.js';
 
@@ -66,9 +67,9 @@ export class Bm25fScorer extends Scorer {
     super();
     const n = fields.length;
     this.n = n;
-    this.its = fields.map((f) => f.postings);
-    this.ratioIts = this.its.map(freqRatioImpacts);
-    this.lengths = fields.map((f) => f.lengths);
+    this.its = packedMap(fields, (f) => f.postings);
+    this.ratioIts = packedMap(this.its, freqRatioImpacts);
+    this.lengths = packedMap(fields, (f) => f.lengths);
     for (let i = 0; i < n; i++) {
       const model = fields[i]!.model;
       this.weight.push(model.weight);

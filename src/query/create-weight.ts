@@ -8,6 +8,7 @@ import { ConjunctionScorer } from './conjunction-scorer.js';
 import { DisjunctionScorer } from './disjunction-scorer.js';
 import { MatchAllScorer } from './match-all-scorer.js';
 import { MaxScoreBulkScorer } from './max-score-bulk-scorer.js';
+import { packedMap } from './packed-map.js';
 import { PhrasePostings } from './phrase-postings.js';
 import { PhraseScorer } from './phrase-scorer.js';
 import type { BooleanQuery, PhraseQuery, Query } from './query-tree.js';
@@ -82,8 +83,14 @@ class FieldSet {
 
   constructor(ctx: WeightContext, field: string | undefined) {
     this.fields = field === undefined ? ctx.options.defaultFields : [field];
-    this.models = this.fields.map((f) => fieldModel(ctx.options, ctx.stats, f));
-    this.unnormalised = this.models.map((m) => ({ ...m, a: 1, bOverAvg: 0 }));
+    this.models = packedMap(this.fields, (f) => fieldModel(ctx.options, ctx.stats, f));
+    // Same property order as fieldModel's, so that scorers read one kind of model.
+    this.unnormalised = packedMap(this.models, (m) => ({
+      field: m.field,
+      weight: m.weight,
+      a: 1,
+      bOverAvg: 0,
+    }));
   }
 
   /**
@@ -145,17 +152,20 @@ class PhraseWeight extends BaseWeight {
   constructor(ctx: WeightContext, q: PhraseQuery, boost: number) {
     super();
     this.fieldSet = new FieldSet(ctx, q.field);
-    this.offsets = q.positions ?? q.terms.map((_, i) => i);
+    // Built by push, as packed arrays of small integers (see packedMap).
+    this.offsets = [];
+    for (let i = 0; i < q.terms.length; i++) this.offsets.push(q.positions?.[i] ?? i);
     const index = new Map<string, number>();
     this.uniqueTerms = [];
-    this.slotTerm = q.terms.map((t) => {
+    this.slotTerm = [];
+    for (const t of q.terms) {
       let i = index.get(t);
       if (i === undefined) {
         i = this.uniqueTerms.push(t) - 1;
         index.set(t, i);
       }
-      return i;
-    });
+      this.slotTerm.push(i);
+    }
     let idf = 0;
     for (const t of q.terms)
       idf += bm25Idf(ctx.stats.docCount, termDocFreq(ctx.stats, this.fieldSet.fields, t));
@@ -299,10 +309,10 @@ class BooleanWeight extends BaseWeight {
   constructor(ctx: WeightContext, q: BooleanQuery, boost: number) {
     super();
     // Filters and exclusions never score: a 0 boost gives them 0 scores and 0 bounds.
-    this.must = (q.must ?? []).map((c) => createWeight(ctx, c, boost));
-    this.should = (q.should ?? []).map((c) => createWeight(ctx, c, boost));
-    this.mustNot = (q.mustNot ?? []).map((c) => createWeight(ctx, c, 0));
-    this.filter = (q.filter ?? []).map((c) => createWeight(ctx, c, 0));
+    this.must = packedMap(q.must ?? [], (c) => createWeight(ctx, c, boost));
+    this.should = packedMap(q.should ?? [], (c) => createWeight(ctx, c, boost));
+    this.mustNot = packedMap(q.mustNot ?? [], (c) => createWeight(ctx, c, 0));
+    this.filter = packedMap(q.filter ?? [], (c) => createWeight(ctx, c, 0));
     const required = this.must.length + this.filter.length > 0;
     const msm = q.minShouldMatch ?? (required ? 0 : 1);
     if (!Number.isInteger(msm) || msm < 0) invalid(`minShouldMatch must be an integer >= 0, got ${msm}`);
@@ -315,7 +325,7 @@ class BooleanWeight extends BaseWeight {
   }
 
   private static open(weights: Weight[], view: GenerationView): (Scorer | null)[] {
-    return weights.map((w) => w.scorer(view));
+    return packedMap(weights, (w) => w.scorer(view));
   }
 
   private exclusion(view: GenerationView): Scorer | null {

@@ -1,6 +1,7 @@
 import { NO_MORE_DOCS, type BlockFreqScan, type PostingsIterator } from '../index/generation-view.js';
 import { unpackOneOrZero } from '../index/generation/bit-packing.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
+import { packedMap } from './packed-map.js';
 
 /**
  * Positions read in place (the on-disk iterator): `preparePositions()` gives the current
@@ -62,7 +63,8 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   private phraseFreq = 0;
   private shallowMaxFreq = 0;
   private shallowMinLength = 0;
-  private shallowMaxRatio = 0;
+  /** A double from the start (Infinity: no window yet), as the ratios it takes are. */
+  private shallowMaxRatio = Infinity;
 
   /**
    * @param uniquePostings postings (opened with positions) of each distinct term.
@@ -70,26 +72,28 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
    * @param offsets for each phrase slot, its relative position.
    */
   constructor(uniquePostings: PostingsIterator[], slotTerm: readonly number[], offsets: readonly number[]) {
-    const order = uniquePostings
-      .map((_, i) => i)
-      .sort((x, y) => uniquePostings[x].docFreq - uniquePostings[y].docFreq);
+    const order: number[] = [];
+    for (let i = 0; i < uniquePostings.length; i++) order.push(i);
+    order.sort((x, y) => uniquePostings[x].docFreq - uniquePostings[y].docFreq);
     const rank = new Int32Array(order.length);
-    order.forEach((orig, r) => (rank[orig] = r));
-    this.its = order.map((i) => uniquePostings[i]);
+    for (let r = 0; r < order.length; r++) rank[order[r]] = r;
+    this.its = packedMap(order, (i) => uniquePostings[i]);
     this.slotIt = new Int32Array(slotTerm.length);
     this.slotOffset = new Int32Array(slotTerm.length);
     for (let j = 0; j < slotTerm.length; j++) {
       this.slotIt[j] = rank[slotTerm[j]];
       this.slotOffset[j] = offsets[j];
     }
-    this.termPositions = this.its.map(() => null);
+    this.termPositions = packedMap(this.its, () => null);
     this.packed = this.its.every(hasPackedPositions)
       ? (this.its as (PostingsIterator & PackedPositions)[])
       : null;
-    const slots = slotTerm.map((_, j) => j).sort((x, y) => this.slotIt[x] - this.slotIt[y] || x - y);
+    const slots: number[] = [];
+    for (let j = 0; j < slotTerm.length; j++) slots.push(j);
+    slots.sort((x, y) => this.slotIt[x] - this.slotIt[y] || x - y);
     this.slotOrder = new Int32Array(slots.length);
     for (let k = 0; k < slots.length; k++) this.slotOrder[k] = slots[k];
-    this.ratioIts = this.its.map(freqRatioImpacts);
+    this.ratioIts = packedMap(this.its, freqRatioImpacts);
     this.leadScan = hasBlockFreqScan(this.its[0]) ? this.its[0] : null;
     // A phrase occurrence needs an occurrence of every term: its count is at most the
     // smallest tf (so its density at most the smallest density), and its document's length

@@ -1,5 +1,6 @@
 import { NO_MORE_DOCS } from '../index/generation-view.js';
 import { Bm25fScorer, type FieldFrequencies } from './bm25f-scorer.js';
+import { packedMap } from './packed-map.js';
 import type { PhrasePostings } from './phrase-postings.js';
 import type { Saturation } from './similarity.js';
 
@@ -32,7 +33,7 @@ export class PhraseScorer extends Bm25fScorer {
   /** `fields[i].postings` must be the {@link PhrasePostings} of field i. */
   constructor(fields: readonly FieldFrequencies[], sat: Saturation) {
     super(fields, sat);
-    this.phrases = fields.map((f) => f.postings as PhrasePostings);
+    this.phrases = packedMap(fields, (f) => f.postings as PhrasePostings);
     this.phraseFreqs = new Int32Array(fields.length);
   }
 

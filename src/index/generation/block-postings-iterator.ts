@@ -183,9 +183,14 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   private freqAt = 0;
 
   private readonly positionsSource: PositionsSource | null;
-  /** Positions of the current block: the bytes and where the block's run starts in them (-1: not read yet). */
+  /**
+   * Positions of the current block: the bytes and where the block's run starts in them (NaN:
+   * not read yet). The offset comes from a Float64Array, so it is a double from the start: a
+   * field that starts as a small integer changes the iterator's hidden class when the first
+   * double is stored, and the optimised code that knew the old class is thrown away.
+   */
   private positionData: DataView = EMPTY_VIEW;
-  private positionAt = -1;
+  private positionAt = NaN;
   /** Running sums of the frequencies of block `freqsBlock` (lists read with positions). */
   private freqEnds: Int32Array = EMPTY_POSITIONS;
   private freqsBlock = -1;
@@ -342,7 +347,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
   preparePositions(): number {
     const source = this.positionsSource;
     if (source === null) return 0;
-    if (this.positionAt < 0) this.readPositionBlock(source);
+    if (Number.isNaN(this.positionAt)) this.readPositionBlock(source);
     const ends = this.freqEnds;
     const index = this.index;
     const first = index === 0 ? 0 : ends[index - 1]!;
@@ -374,7 +379,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
     const source = this.positionsSource;
     if (source === null) return EMPTY_POSITIONS;
     const index = this.index;
-    if (this.positionAt < 0) this.readPositionBlock(source);
+    if (Number.isNaN(this.positionAt)) this.readPositionBlock(source);
     // The documents before this one in the block hold the positions before its own.
     const ends = this.freqEnds;
     const start = index === 0 ? 0 : ends[index - 1]!;
@@ -437,7 +442,7 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   private loadBlock(block: number): void {
     this.block = block;
-    this.positionAt = -1;
+    this.positionAt = NaN;
     this.positionsOfDoc = -1;
     const view = this.view;
     const at = this.base + this.blockByteStart[block]!;
