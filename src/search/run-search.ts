@@ -14,6 +14,7 @@ import { statisticsFromGenerations, type CollectionStatistics } from '../query/c
 import { explainQuery, type Explanation, type ExplainOptions } from '../query/explain-query.js';
 import { executeQuery, type ExecuteOptions } from '../query/execute-query.js';
 import { inSet, matchSet } from '../query/match-set.js';
+import { packedMap } from '../query/packed-map.js';
 import { parseQuery, type ParsedQuery } from '../query/parser/parse-query.js';
 import type { Query } from '../query/query-tree.js';
 import type { ScoringOptionsInput } from '../query/scoring-options.js';
@@ -185,12 +186,20 @@ export function planQuery(
       ...(range.max !== undefined ? { max: range.max } : {}),
     });
   }
-  const facetFilters = params.facetSelections
-    .filter((s) => s.values.length > 0)
-    .map((s): Query => ({
+  // A loop, not filter().map(): the array filter returns (empty, most often) has another
+  // hidden class once planQuery is optimised, and map would throw the optimised code away.
+  const facetFilters: Query[] = [];
+  for (const s of params.facetSelections) {
+    if (s.values.length === 0) continue;
+    facetFilters.push({
       kind: 'bool',
-      should: s.values.map((v) => ({ kind: 'term', field: FACET_FIELD_PREFIX + s.className, term: v })),
-    }));
+      should: packedMap(s.values, (v) => ({
+        kind: 'term',
+        field: FACET_FIELD_PREFIX + s.className,
+        term: v,
+      })),
+    });
+  }
   const wrap = (tree: Query): Query => ({
     kind: 'bool',
     must: [tree],
@@ -288,7 +297,7 @@ export function runSearch(
   };
   let pageCandidates: SortCandidate<(typeof hits)[number]>[];
   if (needsAllMatches(params)) {
-    let all = hits.map(candidateOf);
+    let all = packedMap(hits, candidateOf);
     if (params.origin !== undefined && params.maxdist !== undefined)
       all = all.filter((c) => c.km !== undefined && c.km <= params.maxdist!);
     if (all.length !== hits.length || total <= hits.length) {
@@ -298,9 +307,10 @@ export function runSearch(
     }
     pageCandidates = sortCandidates(all, params.sort ?? { kind: 'relevance' }).slice(start - 1, pageEnd);
   } else {
-    pageCandidates = hits.slice(start - 1, pageEnd).map((hit, i) => candidateOf(hit, start - 1 + i));
+    // packedMap, not map: one hidden class for these arrays whether or not runSearch is optimised yet.
+    pageCandidates = packedMap(hits.slice(start - 1, pageEnd), (hit, i) => candidateOf(hit, start - 1 + i));
   }
-  const page = pageCandidates.map((c) => c.hit);
+  const page = packedMap(pageCandidates, (c) => c.hit);
   if (explanations !== undefined && plan.ranked !== null) {
     const ranked = plan.ranked;
     for (const hit of page)
@@ -308,7 +318,7 @@ export function runSearch(
         explainHit(generations[hit.generationIndex]!, hit, ranked.query, { scoring, stats }, plan),
       );
   }
-  const results = pageCandidates.map(({ hit, record, classes, km }, i): SearchResult => {
+  const results = packedMap(pageCandidates, ({ hit, record, classes, km }, i): SearchResult => {
     const { member } = owner[hit.generationIndex]!;
     const key = record.$key as string;
     const rank = start + i;
@@ -511,7 +521,7 @@ function rerank(
   qieWeight: number,
   clickWeight: number,
 ): { generationIndex: number; docId: number; score: number }[] {
-  const rescored = hits.map((hit) => {
+  const rescored = packedMap(hits, (hit) => {
     const view = generations[hit.generationIndex]!;
     const qie = view.numericValues(QIE_FIELD)?.[hit.docId];
     const clicks = view.numericValues(CLICK_SCORE_FIELD)?.[hit.docId];
