@@ -106,7 +106,7 @@ export type ClickTrackingUrl = (collection: string, url: string, rank: number, q
  * The stored fields a result is made of (and sorted by): only these are decoded, not the
  * original content and the rest a record keeps for GET and re-indexing.
  */
-const RESULT_FIELDS: ReadonlySet<string> = new Set([
+export const RESULT_FIELDS: ReadonlySet<string> = new Set([
   KEY_FIELD,
   STORED.title,
   STORED.text,
