@@ -18,7 +18,6 @@ import {
   SearchService,
   type FacetSelection,
   type SearchParams,
-  type SearchResponse,
 } from '../search/search-service.js';
 import { SEARCH_RESPONSE_SCHEMA } from '../search/result-packet.js';
 import { parseGeoPoint, parseSortMode, SORT_MODES_HELP } from '../search/result-order.js';
@@ -178,19 +177,16 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       );
     });
 
-  /** Validates the request and runs the search; throws `SearchError` for anything the client must fix. */
-  const run = async (
-    request: FastifyRequest,
-  ): Promise<{ params: SearchParams; response: SearchResponse }> => {
+  /** Validates the request; throws `SearchError` for anything the client must fix. */
+  const searchParamsOf = async (request: FastifyRequest): Promise<SearchParams> => {
     const query = queryOf(request);
     const collection = requireCollection(manager, query.get('collection'));
     await checkAccess(manager, request, collection, authorize);
-    const params = parseSearchParams(
+    return parseSearchParams(
       query,
       collection,
       (name) => facetDefinitions(manager.settings.get(collection)).find((d) => d.name === name)?.className,
     );
-    return { params, response: await service.search(params) };
   };
 
   app.get(
@@ -207,9 +203,11 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       },
     },
     async (request, reply) => {
-      const { response } = await run(request);
-      void reply.header('cache-control', 'no-store');
-      return response;
+      // The packet's bytes as serialised with the 200 schema above (packet-json.ts), on the
+      // search thread: sent as they are, not serialised again here.
+      const json = await service.searchJson(await searchParamsOf(request));
+      void reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+      return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
     },
   );
 
@@ -230,7 +228,8 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       htmlHeaders(reply);
       const raw = queryOf(request);
       try {
-        const { params, response } = await run(request);
+        const params = await searchParamsOf(request);
+        const response = await service.search(params);
         return renderResultsPage(params, response, { maxStartRank: MAX_START_RANK });
       } catch (error) {
         const answer = errorReply(error, request.id);

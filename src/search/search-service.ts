@@ -11,6 +11,8 @@ import { runSearch, type SearchMember, type SearchParams, type SearchView } from
 import type { SearchResponse } from './result-packet.js';
 import { clickTrackingUrl, signUrl } from './click-tracking-url.js';
 import { SearchThreadPool, type SearchAnswer, type SearchPoolEvent } from './threads/search-thread-pool.js';
+import type { AnswerForm } from './threads/search-messages.js';
+import { searchResponseBytes } from './packet-json.js';
 import { DEFAULT_MAX_PREFIX_TERMS, nowEpochMs, WorkBudget } from '../query/work-budget.js';
 
 export type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
@@ -99,7 +101,17 @@ export class SearchService {
    * shared with them, else here on the event loop.
    */
   async search(params: SearchParams): Promise<SearchResponse> {
-    return (await this.answer(params, false)).response;
+    return packetOf(await this.answer(params, 'object', false)).response;
+  }
+
+  /**
+   * {@link search}, answered as the JSON bytes `/s/search.json` sends (`packet-json.ts`): a
+   * search thread serialises the packet and transfers the bytes, so the event loop only
+   * writes them to the socket.
+   */
+  async searchJson(params: SearchParams): Promise<Uint8Array> {
+    const answer = await this.answer(params, 'json', false);
+    return 'json' in answer ? answer.json : searchResponseBytes(answer.response);
   }
 
   /**
@@ -108,11 +120,11 @@ export class SearchService {
    * Runs where searches run (a search thread when there are any), within the same budget.
    */
   async explain(params: SearchParams): Promise<{ response: SearchResponse; explanations: Explanation[] }> {
-    const { response, explanations } = await this.answer(params, true);
+    const { response, explanations } = packetOf(await this.answer(params, 'object', true));
     return { response, explanations: explanations ?? [] };
   }
 
-  private async answer(params: SearchParams, explain: boolean): Promise<SearchAnswer> {
+  private async answer(params: SearchParams, form: AnswerForm, explain: boolean): Promise<SearchAnswer> {
     const deadline = nowEpochMs() + this.timeoutMs;
     if (this.pool !== null) {
       return this.pool.run({
@@ -120,6 +132,7 @@ export class SearchService {
         deadline,
         maxPrefixTerms: this.maxPrefixTerms,
         explain,
+        form,
         open: async () => {
           const view = await this.openView(params.collection);
           return { view, release: () => releaseView(view) };
@@ -129,6 +142,7 @@ export class SearchService {
     }
     const view = await this.openView(params.collection);
     try {
+      // Serialised by the caller (searchJson): the form matters only across threads.
       return this.runHere(view, params, deadline, explain);
     } finally {
       releaseView(view);
@@ -193,6 +207,12 @@ export class SearchService {
   clickTrackingUrl(collection: string, url: string, rank: number, query: string): string {
     return clickTrackingUrl(this.secret, collection, url, rank, query);
   }
+}
+
+/** The packet of an answer asked for as an object (see AnswerForm). */
+function packetOf(answer: SearchAnswer): Extract<SearchAnswer, { response: SearchResponse }> {
+  if ('json' in answer) throw new Error('a search asked for its packet was answered as JSON bytes');
+  return answer;
 }
 
 function releaseView(view: SearchView): void {

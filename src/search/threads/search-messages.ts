@@ -50,13 +50,22 @@ export interface SearchTaskMessage {
   /** Epoch milliseconds (`performance.timeOrigin + performance.now()`). */
   readonly deadline: number;
   readonly maxPrefixTerms: number;
-  /** Explain each result of the page too (the admin UI's query tester). */
+  /** Explain each result of the page too (the admin UI's query tester); only with `form: 'object'`. */
   readonly explain: boolean;
+  /** How the result packet comes back (see {@link AnswerForm}). */
+  readonly form: AnswerForm;
   /** Settings the thread has not seen yet. */
   readonly settings: readonly ThreadSettings[];
   /** Generations the thread has not seen yet. */
   readonly generations: readonly SharedGeneration[];
 }
+
+/**
+ * How a thread answers a result packet: `object` (cloned across: the HTML page and the query
+ * tester read it) or `json`, the bytes `/s/search.json` sends (`packet-json.ts`), serialised on
+ * the thread and transferred, so the event loop neither deserialises nor serialises the packet.
+ */
+export type AnswerForm = 'object' | 'json';
 
 /** Event loop → thread: these shared generations closed; drop them. */
 export interface ForgetMessage {
@@ -72,7 +81,12 @@ export type FromThreadMessage =
   | {
       readonly type: 'result';
       readonly taskId: number;
-      readonly response: SearchResponse;
+      /** The packet's `resultsSummary.timedOut` (counted by the pool whatever the form). */
+      readonly timedOut: boolean;
+      /** With `form: 'object'`; else null. */
+      readonly response: SearchResponse | null;
+      /** With `form: 'json'`: the packet's JSON bytes, transferred (their buffer is the thread's no more); else null. */
+      readonly json: Uint8Array | null;
       /** With `explain`: why each result of the page scored what it did; else null. */
       readonly explanations: Explanation[] | null;
     }

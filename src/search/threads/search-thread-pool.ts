@@ -11,6 +11,7 @@ import type { SearchResponse } from '../result-packet.js';
 import { geospatialClasses } from '../result-order.js';
 import type { SearchParams, SearchView } from '../run-search.js';
 import type {
+  AnswerForm,
   FromThreadMessage,
   SearchTaskMessage,
   SearchThreadData,
@@ -52,8 +53,10 @@ export interface SearchTask {
   /** Epoch milliseconds (see `nowEpochMs`). */
   deadline: number;
   maxPrefixTerms: number;
-  /** Explain each result of the page too (the admin UI's query tester). */
+  /** Explain each result of the page too (the admin UI's query tester); only with `form: 'object'`. */
   explain?: boolean;
+  /** How the packet is answered (default `object`). */
+  form?: AnswerForm;
   /**
    * Runs the query on the event loop instead: for a view whose files were not opened to be
    * shared (an index in memory, as some tests use).
@@ -61,12 +64,17 @@ export interface SearchTask {
   runHere(view: SearchView): SearchAnswer;
 }
 
-/** What a query answers: its result packet and, when asked, the explanation of each result. */
-export interface SearchAnswer {
-  response: SearchResponse;
-  /** Present when the task asked to `explain`. */
-  explanations?: Explanation[];
-}
+/**
+ * What a query answers: its result packet and, when asked, the explanation of each result
+ * (`form: 'object'`), or the packet's JSON bytes (`form: 'json'`).
+ */
+export type SearchAnswer =
+  | {
+      response: SearchResponse;
+      /** Present when the task asked to `explain`. */
+      explanations?: Explanation[];
+    }
+  | { json: Uint8Array };
 
 /** Counters and gauges of the pool (`/metrics`). */
 export interface SearchPoolStats {
@@ -396,6 +404,7 @@ export class SearchThreadPool {
       deadline: task.deadline,
       maxPrefixTerms: task.maxPrefixTerms,
       explain: task.explain === true,
+      form: task.form ?? 'object',
       settings,
       generations,
     };
@@ -411,13 +420,8 @@ export class SearchThreadPool {
     if (running === null || running.task.taskId !== message.taskId) return;
     this.finish(thread);
     if (message.type === 'result') {
-      if (message.response.response.resultPacket.resultsSummary.timedOut) this.counters.TotTimedOut++;
-      this.settle(
-        running.task,
-        message.explanations === null
-          ? { response: message.response }
-          : { response: message.response, explanations: message.explanations },
-      );
+      if (message.timedOut) this.counters.TotTimedOut++;
+      this.settle(running.task, answerOf(message));
     } else if (message.code !== null) {
       this.settle(running.task, new SearchError(message.code, message.message));
     } else {
@@ -529,5 +533,14 @@ function shareable(view: SearchView): boolean {
 }
 
 function isAnswer(value: unknown): value is SearchAnswer {
-  return typeof value === 'object' && value !== null && 'response' in value;
+  return typeof value === 'object' && value !== null && ('response' in value || 'json' in value);
+}
+
+/** The answer a thread's result message carries (an Error, answered 500, should it carry none). */
+function answerOf(message: Extract<FromThreadMessage, { type: 'result' }>): SearchAnswer | Error {
+  if (message.json !== null) return { json: message.json };
+  if (message.response === null) return new Error('a search thread answered neither a packet nor its bytes');
+  return message.explanations === null
+    ? { response: message.response }
+    : { response: message.response, explanations: message.explanations };
 }

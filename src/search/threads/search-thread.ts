@@ -3,6 +3,7 @@ import { isSearchError } from '../../errors.js';
 import { nameThisThread } from '../../index/thread-name.js';
 import { WorkBudget } from '../../query/work-budget.js';
 import { clickTrackingUrl } from '../click-tracking-url.js';
+import { searchResponseBytes } from '../packet-json.js';
 import { runSearch } from '../run-search.js';
 import type { FromThreadMessage, SearchThreadData, ToThreadMessage } from './search-messages.js';
 import { ThreadCatalog } from './thread-catalog.js';
@@ -17,8 +18,8 @@ nameThisThread(data.name);
 const catalog = new ThreadCatalog();
 const port = parentPort!;
 
-function post(message: FromThreadMessage): void {
-  port.postMessage(message);
+function post(message: FromThreadMessage, transfer?: ArrayBuffer[]): void {
+  port.postMessage(message, transfer);
 }
 
 port.on('message', (message: ToThreadMessage) => {
@@ -37,7 +38,22 @@ port.on('message', (message: ToThreadMessage) => {
       explanations,
       budget,
     );
-    post({ type: 'result', taskId: message.taskId, response, explanations: explanations ?? null });
+    const timedOut = response.response.resultPacket.resultsSummary.timedOut;
+    if (message.form === 'json') {
+      const json = searchResponseBytes(response);
+      post({ type: 'result', taskId: message.taskId, timedOut, response: null, json, explanations: null }, [
+        json.buffer as ArrayBuffer,
+      ]);
+    } else {
+      post({
+        type: 'result',
+        taskId: message.taskId,
+        timedOut,
+        response,
+        json: null,
+        explanations: explanations ?? null,
+      });
+    }
   } catch (error) {
     const e = error as Error;
     post({
