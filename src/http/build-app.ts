@@ -245,7 +245,7 @@ async function buildOnLockedHome(
   app.addHook('onClose', () => searchService.close());
 
   // Before every route (and the 404 handler's answers): nosniff, frame and referrer policies.
-  await installSecurityHeaders(app);
+  installSecurityHeaders(app);
   // Before every route's own preParsing hooks: they and the parsers see the decoded body.
   installBodyDecoding(app);
   // Before every documented route: the OpenAPI document collects routes as they are registered.

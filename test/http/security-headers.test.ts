@@ -70,4 +70,32 @@ describe('security headers', () => {
       assert.equal(answer.headers.get('referrer-policy'), 'same-origin', path);
     }
   });
+  it("every answer carries the rest of helmet's defaults, and a route's own options change only what they name", async () => {
+    const helmetDefaults = {
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const apiCsp = "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'";
+    for (const path of ['/s/search.json?collection=docs&query=x', '/no/such/route', '/health']) {
+      const answer = await get(path);
+      await answer.arrayBuffer();
+      for (const [name, value] of Object.entries(helmetDefaults))
+        assert.equal(answer.headers.get(name), value, `${path}: ${name}`);
+      assert.equal(answer.headers.get('content-security-policy'), apiCsp, path);
+    }
+    // /s/redirect names only its referrer policy: the API policy and the rest stay.
+    const redirect = await get('/s/redirect?url=https%3A%2F%2Fexample.com%2F&auth=bad&rank=1');
+    await redirect.arrayBuffer();
+    assert.equal(redirect.status, 400);
+    assert.equal(redirect.headers.get('referrer-policy'), 'strict-origin-when-cross-origin');
+    assert.equal(redirect.headers.get('content-security-policy'), apiCsp);
+    assert.equal(redirect.headers.get('x-frame-options'), 'DENY');
+    for (const [name, value] of Object.entries(helmetDefaults))
+      assert.equal(redirect.headers.get(name), value, `redirect: ${name}`);
+  });
 });
