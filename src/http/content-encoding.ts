@@ -1,6 +1,6 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify';
 import { SearchError } from '../errors.js';
 
 /** The request body encodings decoded (`Content-Encoding`), and the decoder of each. */
@@ -31,9 +31,11 @@ export function bodyEncodingOf(request: FastifyRequest): string | undefined {
 
 /**
  * Decodes request bodies sent with `Content-Encoding: gzip`, `deflate` or `br` before any
- * route reads them (a `preParsing` hook of the whole app, so that a compressed document is
- * stored as what it decodes to, and a compressed JSON or form body parses). Any other coding
- * is refused with 415 `CONTENT_ENCODING_UNSUPPORTED` before the body is read.
+ * route reads them (a `preParsing` hook put first on every route that takes a body, so that a
+ * compressed document is stored as what it decodes to, and a compressed JSON or form body
+ * parses). Any other coding is refused with 415 `CONTENT_ENCODING_UNSUPPORTED` before the body
+ * is read. Routes of methods without a body (GET, HEAD, TRACE: Fastify never reads one) run no
+ * such hook: a query pays nothing for it. Register before the routes.
  *
  * Bomb-safe: the body is decompressed as a stream, and the route's body limit (for documents
  * `push.max-request-bytes`) applies to the decoded bytes: the first decoded byte past it fails
@@ -41,7 +43,7 @@ export function bodyEncodingOf(request: FastifyRequest): string | undefined {
  * most the limit in memory and time. Corrupt compressed data is 400 `BODY_INVALID`.
  */
 export function installBodyDecoding(app: FastifyInstance): void {
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  const decode: preParsingHookHandler = (request, _reply, payload, done) => {
     let coding: string | undefined;
     try {
       coding = bodyEncodingOf(request);
@@ -54,8 +56,18 @@ export function installBodyDecoding(app: FastifyInstance): void {
       return;
     }
     done(null, decodeBody(payload, coding, request.routeOptions.bodyLimit));
+  };
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => BODYLESS_METHODS.has(method.toUpperCase()))) return;
+    // First: the route's own hooks and its parser see the decoded body.
+    const own = route.preParsing;
+    route.preParsing = own === undefined ? [decode] : [decode, ...(Array.isArray(own) ? own : [own])];
   });
 }
+
+/** Methods whose requests Fastify answers without reading a body. */
+const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE']);
 
 function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length']) > 0;

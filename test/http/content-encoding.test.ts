@@ -110,4 +110,16 @@ describe('Content-Encoding of request bodies', () => {
     });
     assert.equal(bomb.status, 413);
   });
+  it('reads no Content-Encoding on requests without a body (a GET names no body coding to refuse)', async () => {
+    const search = await fetch(`${server.url}/s/search.json?collection=docs&query=x`, {
+      headers: { 'content-encoding': 'zstd' },
+    });
+    assert.equal(search.status, 200, await search.text());
+    // A method with a body still has its coding checked, even on a route that takes none yet.
+    const refused = await fetch(`${server.url}/push-api/v2/collections/docs/commit`, {
+      method: 'POST',
+      headers: { authorization: ADMIN_AUTH, 'content-encoding': 'zstd' },
+    });
+    assert.equal(refused.status, 415, await refused.text());
+  });
 });
