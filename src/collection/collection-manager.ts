@@ -53,6 +53,13 @@ d,0,dc.date
 
 export class CollectionManager {
   private readonly collections = new Map<string, PushCollection>();
+  /**
+   * Collections found on disk, so that a search does not look at the disk again: collections
+   * are created and deleted through this manager ({@link delete} drops the name once the
+   * files are gone), the server holding the home's lock. A name not found is looked up again
+   * each time (created by another manager of the same home, as tests do).
+   */
+  private readonly existing = new Set<string>();
   private upgrade: { state: UpgradeState; error?: string } | undefined;
   /**
    * Every collection's parsed configuration, read once: searches and the collections take it
@@ -133,7 +140,11 @@ export class CollectionManager {
   }
 
   exists(name: string): boolean {
-    return this.home.collectionExists(validateName('collection', name));
+    validateName('collection', name);
+    if (this.existing.has(name)) return true;
+    const found = this.home.collectionExists(name);
+    if (found) this.existing.add(name);
+    return found;
   }
 
   typeOf(name: string): CollectionType {
@@ -184,9 +195,14 @@ export class CollectionManager {
     const collection = this.pushCollection(name, { start: false, allowMeta: true });
     await collection?.stop();
     this.collections.delete(name);
-    rmSync(this.home.collectionDataFolder(name), { recursive: true, force: true });
-    rmSync(this.home.collectionConfFolder(name), { recursive: true, force: true });
-    this.settings.forget(name);
+    try {
+      rmSync(this.home.collectionDataFolder(name), { recursive: true, force: true });
+      rmSync(this.home.collectionConfFolder(name), { recursive: true, force: true });
+    } finally {
+      // In the same turn as the removal: no query in between finds it on disk again.
+      this.existing.delete(name);
+      this.settings.forget(name);
+    }
   }
 
   names(): string[] {

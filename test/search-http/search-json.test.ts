@@ -434,3 +434,34 @@ describe('search.public=false', () => {
     }
   });
 });
+
+describe('a collection deleted or created while the server runs', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp(['gone']);
+    await pushAndCommit(t.app, 'gone', [{ key: 'http://gone.example/a', body: 'ephemeral words' }]);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('answers 404 from the moment it is deleted, and is found again once created anew', async () => {
+    assert.deepEqual(urls(await searchJson(t.app, { collection: 'gone', query: 'ephemeral' })), [
+      'http://gone.example/a',
+    ]);
+    const deleted = await t.app.inject({ method: 'DELETE', url: '/admin-api/v1/collections/gone' });
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    for (const page of ['search.json', 'search.html']) {
+      const search = await t.app.inject({ method: 'GET', url: `/s/${page}?collection=gone&query=ephemeral` });
+      assert.equal(search.statusCode, 404, `${page}: ${search.body}`);
+      assert.match(search.body, /COLLECTION_NOT_FOUND/, page);
+    }
+    const created = await t.app.inject({
+      method: 'PUT',
+      url: '/admin-api/v1/collections/gone',
+      payload: { type: 'push' },
+    });
+    assert.equal(created.statusCode, 200, created.body);
+    assert.deepEqual(urls(await searchJson(t.app, { collection: 'gone', query: 'ephemeral' })), []);
+  });
+});
