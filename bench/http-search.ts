@@ -40,7 +40,7 @@
  * profile per server start). `--search-threads N` sets the server's `search.thread-count`
  * (default: the number of cores; 0 runs queries on the event loop).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 16]
+ *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 16] [--warm-up-rounds 1]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -83,6 +83,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'search-threads': { type: 'string' },
     'warm-up-bursts': { type: 'string', default: '16' },
+    'warm-up-rounds': { type: 'string', default: '1' },
   },
 });
 
@@ -100,8 +101,15 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 /** Rounds of the query set on `--connections` connections in the warm-up. */
 const warmUpBursts = Number(values['warm-up-bursts']);
-if (!(repeats >= 1 && rounds >= 1 && connections >= 1) || (pagesWanted !== undefined && !(pagesWanted >= 1)))
-  throw new Error('--pages, --repeats, --rounds and --connections must be whole numbers >= 1');
+/** Untimed rounds of the query set in-process before the timed ones (engine, query processor, FTS5). */
+const warmUpRounds = Number(values['warm-up-rounds']);
+if (
+  !(repeats >= 1 && rounds >= 1 && connections >= 1 && warmUpRounds >= 1 && warmUpBursts >= 0) ||
+  (pagesWanted !== undefined && !(pagesWanted >= 1))
+)
+  throw new Error(
+    '--pages, --repeats, --rounds, --connections and --warm-up-rounds must be whole numbers >= 1, --warm-up-bursts >= 0',
+  );
 
 /** Latencies (ms) of one way of running the set, with the wall time of the whole pass. */
 interface Pass {
@@ -190,7 +198,8 @@ async function measureInProcess(home: string, figures: Figures): Promise<void> {
       for (const member of view.members) (member.searcher as Searcher).release();
     }
     const serviceTimes: number[] = [];
-    for (const text of MIXED_QUERIES.map((q) => q.text)) await service.search(paramsOf(text)); // warm-up
+    for (let round = 0; round < warmUpRounds; round++)
+      for (const query of MIXED_QUERIES) await service.search(paramsOf(query.text)); // warm-up
     const started = performance.now();
     for (let round = 0; round < rounds; round++) {
       for (const query of MIXED_QUERIES) {
@@ -206,11 +215,12 @@ async function measureInProcess(home: string, figures: Figures): Promise<void> {
 }
 
 /**
- * Every query of the set `rounds` times after one untimed round: `prepare` (untimed) returns
+ * Every query of the set `rounds` times after `--warm-up-rounds` untimed ones: `prepare` (untimed) returns
  * the work that is timed. The samples of all queries and rounds.
  */
 function timeSet(prepare: (text: string) => () => unknown): number[] {
-  for (const query of MIXED_QUERIES) prepare(query.text)();
+  for (let round = 0; round < warmUpRounds; round++)
+    for (const query of MIXED_QUERIES) prepare(query.text)();
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const query of MIXED_QUERIES) {
