@@ -16,7 +16,7 @@ import { executeQuery, type ExecuteOptions } from '../query/execute-query.js';
 import { inSet, matchSet } from '../query/match-set.js';
 import { packedMap } from '../query/packed-map.js';
 import { parseQuery, type ParsedQuery } from '../query/parser/parse-query.js';
-import type { Query } from '../query/query-tree.js';
+import type { BooleanQuery, Query } from '../query/query-tree.js';
 import type { ScoringOptionsInput } from '../query/scoring-options.js';
 import { BudgetExhausted, WorkBudget } from '../query/work-budget.js';
 import { CLICK_FIELD, CLICK_SCORE_FIELD } from '../collection/evidence/click-evidence.js';
@@ -200,12 +200,11 @@ export function planQuery(
       })),
     });
   }
-  const wrap = (tree: Query): Query => ({
-    kind: 'bool',
-    must: [tree],
-    filter: [...filters, ...facetFilters],
-    mustNot: [{ kind: 'term', field: REDIRECT_FIELD, term: 'true' }],
-  });
+  const redirects: Query = { kind: 'term', field: REDIRECT_FIELD, term: 'true' };
+  const wrap = (tree: Query): Query =>
+    filters.length === 0 && facetFilters.length === 0 && isAnyOf(tree)
+      ? { ...tree, mustNot: [...(tree.mustNot ?? []), redirects] }
+      : { kind: 'bool', must: [tree], filter: [...filters, ...facetFilters], mustNot: [redirects] };
 
   const start = Math.max(1, params.startRank);
   const pageEnd = start - 1 + params.numRanks;
@@ -234,6 +233,24 @@ export function planQuery(
     }
   }
   return { parsed, scoring, qieWeight, clickWeight, ranked, fullyCount, wrap, coordBoost };
+}
+
+/**
+ * A tree that matches documents with at least one of its `should` clauses (words any of,
+ * the default tiers): it takes the redirect exclusion itself instead of being nested under
+ * a `must`, which leaves the engine a top-level any-of, run by MaxScore (whose non-essential
+ * clauses are skipped) instead of a disjunction under the block-max runner. Same matches,
+ * same scores; past the exact-count limit the lower bound reported differs (it is the
+ * matches visited before the limit was reached and pruning started).
+ */
+function isAnyOf(tree: Query): tree is BooleanQuery {
+  return (
+    tree.kind === 'bool' &&
+    (tree.must?.length ?? 0) === 0 &&
+    (tree.filter?.length ?? 0) === 0 &&
+    (tree.should?.length ?? 0) > 0 &&
+    (tree.minShouldMatch ?? 1) >= 1
+  );
 }
 
 /**
