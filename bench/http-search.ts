@@ -219,8 +219,7 @@ async function measureInProcess(home: string, figures: Figures): Promise<void> {
  * the work that is timed. The samples of all queries and rounds.
  */
 function timeSet(prepare: (text: string) => () => unknown): number[] {
-  for (let round = 0; round < warmUpRounds; round++)
-    for (const query of MIXED_QUERIES) prepare(query.text)();
+  for (let round = 0; round < warmUpRounds; round++) for (const query of MIXED_QUERIES) prepare(query.text)();
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const query of MIXED_QUERIES) {
