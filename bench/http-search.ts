@@ -26,13 +26,15 @@
  *
  * Each server is first warmed up to the steady state of a server that has been answering
  * for a while: the query set twice one at a time (the answers compared are these), then
- * `--warm-up-bursts` (16) times on `--connections` connections, as the bursts a running server has seen, so that
- * every search thread has run every kind of query and V8 has optimised it. Without the burst,
- * the compilers' work for a thread that had run few queries landed in the measured phases,
- * in whichever first gave that thread work (on the RFC corpus, V8's threads then spent 2.7 ms
- * of CPU per query, against 0.6-1.2 ms once warm). With 4 bursts, a server whose threads had
- * shared the warm-up still spent 7% more CPU per query on its search threads at 1 connection
- * than one whose first thread had run all of it; with 16 the two were equal (4.69 ms).
+ * `--warm-up-bursts` (100) times on `--connections` connections, as the bursts a running
+ * server has seen, so that every search thread has run every kind of query and V8 has
+ * optimised it (and stopped recompiling). Without the bursts, the compilers' work landed in
+ * the measured phases, in whichever first gave a thread work (on the RFC corpus, V8's
+ * threads then spent 2.7 ms of CPU per query, against 0.6-1.2 ms once warm). With 16 bursts
+ * V8's helper threads still spent 0.3-0.4 ms of CPU per query at 1 connection (first
+ * compiles of code that gets hot late); with 100, 0.06 (2026-11-27, 7700779). The in-process
+ * ways run `--warm-up-rounds` (5) untimed rounds first: their figures did not move between 1
+ * and 20 (engine sums 66-95 ms either way, as noisy).
  *
  * The collection (and the FTS5 database) is built once under `--home` (default
  * `bench/results/tmp/http-search-<pages>`) and reused by later runs with the same `--pages`;
@@ -40,7 +42,7 @@
  * profile per server start). `--search-threads N` sets the server's `search.thread-count`
  * (default: the number of cores; 0 runs queries on the event loop).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 16] [--warm-up-rounds 1]
+ *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 100] [--warm-up-rounds 5]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -82,8 +84,8 @@ const { values } = parseArgs({
     'no-fts5': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     'search-threads': { type: 'string' },
-    'warm-up-bursts': { type: 'string', default: '16' },
-    'warm-up-rounds': { type: 'string', default: '1' },
+    'warm-up-bursts': { type: 'string', default: '100' },
+    'warm-up-rounds': { type: 'string', default: '5' },
   },
 });
 

@@ -35,8 +35,8 @@ void describe('http-search benchmark', { skip }, () => {
   void it('measures engine, query processor and HTTP on one collection, built once and reused', async () => {
     const home = join(scratch, 'home');
     const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-    // One warm-up burst, not the benchmark's 16: this test checks what the benchmark prints and
-    // that both servers answer alike, not its figures, and the 16 bursts were most of its queries.
+    // One warm-up burst, not the benchmark's 100: this test checks what the benchmark prints and
+    // that both servers answer alike, not its figures, and the bursts would be most of its queries.
     const common = [
       '--warm-up-bursts',
       '1',
