@@ -2,6 +2,7 @@ import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
 import { ASCII_CLASS, DIGIT, LETTER, OTHER } from '../index/analysis/char-class.js';
 import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
 import { escapeHtml, HTML_ESCAPES } from '../escape-html.js';
+import { isWideSpace } from '../whitespace.js';
 import { candidatePatterns, type CandidatePatterns } from './summary-candidates.js';
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
@@ -580,21 +581,6 @@ for (const c of [9, 10, 11, 12, 13, 32]) ASCII_OUTPUT[c] = SPACE;
 for (const [character, entity] of Object.entries(HTML_ESCAPES)) {
   ASCII_OUTPUT[character.charCodeAt(0)] = ESCAPED;
   ENTITIES[character.charCodeAt(0)] = entity;
-}
-
-/** White space outside ASCII: what `\s` matches there (Unicode's Zs, the two line separators, the BOM). */
-function isWideSpace(c: number): boolean {
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 function isSpace(c: number): boolean {

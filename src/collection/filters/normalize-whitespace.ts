@@ -1,4 +1,5 @@
 import { TextAccumulator } from './text-accumulator.js';
+import { isJsSpace } from '../../whitespace.js';
 
 /**
  * Whitespace rules shared by the filters. Written as one scan each rather than regex
@@ -58,13 +59,13 @@ function normalize(s: string, keepNewlines: boolean): string {
   let copyFrom = 0;
   let i = 0;
   while (i < n) {
-    if (!isSpace(s.charCodeAt(i))) {
+    if (!isJsSpace(s.charCodeAt(i))) {
       i++;
       continue;
     }
     const start = i;
     let newline = false;
-    while (i < n && isSpace(s.charCodeAt(i))) {
+    while (i < n && isJsSpace(s.charCodeAt(i))) {
       if (s.charCodeAt(i) === 10) newline = true;
       i++;
     }
@@ -77,21 +78,4 @@ function normalize(s: string, keepNewlines: boolean): string {
   if (copyFrom === 0) return s;
   out.push(s.slice(copyFrom));
   return out.toString();
-}
-
-/** Exactly JavaScript's `\s`. */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
