@@ -56,7 +56,7 @@ import type { Searcher } from '../src/index/searcher.js';
 import { THREAD_NAMES } from '../src/index/thread-name.js';
 import { statisticsFromGenerations } from '../src/query/collection-statistics.js';
 import { executeQuery } from '../src/query/execute-query.js';
-import { planQuery, type SearchParams } from '../src/search/run-search.js';
+import { firstPageParams, planQuery, type SearchParams } from '../src/search/run-search.js';
 import { SearchService } from '../src/search/search-service.js';
 import { Fts5Peer } from './lib/fts5-peer.js';
 import { sqliteUnavailable } from './lib/sqlite-available.js';
@@ -123,15 +123,7 @@ interface Pass {
 type Figures = Record<string, number>;
 
 function paramsOf(text: string): SearchParams {
-  return {
-    collection: COLLECTION,
-    query: text,
-    startRank: 1,
-    numRanks: TOP,
-    fmo: false,
-    facetSelections: [],
-    ranges: [],
-  };
+  return firstPageParams(COLLECTION, text, TOP);
 }
 
 function summarize(prefix: string, pass: Pass, figures: Figures): void {

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
+import { firstPageParams } from '../src/search/run-search.js';
 import { SearchService } from '../src/search/search-service.js';
 import { printTable } from './lib/measure.js';
 import { repositoryRoot } from './lib/rfc-corpus.js';
@@ -169,15 +170,7 @@ async function main(): Promise<void> {
     let baseNdcg = 0;
     for (let q = 0; q < queries.length; q++) {
       const judged = qrels.get(q + 1) ?? new Map<number, number>();
-      const response = await service.search({
-        collection: 'cranfield',
-        query: queries[q]!,
-        startRank: 1,
-        numRanks: 1000,
-        fmo: false,
-        facetSelections: [],
-        ranges: [],
-      });
+      const response = await service.search(firstPageParams('cranfield', queries[q]!, 1000));
       const ours = response.response.resultPacket.results.map((r) => Number(r.liveUrl.split('/').pop()));
       const base = baseline(queries[q]!);
       oursMap += averagePrecision(ours, judged);

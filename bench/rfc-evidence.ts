@@ -26,6 +26,7 @@ import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
 import { escapeHtml } from '../src/escape-html.js';
 import { appendClick } from '../src/collection/evidence/click-log.js';
+import { firstPageParams } from '../src/search/run-search.js';
 import { SearchService } from '../src/search/search-service.js';
 import { formatMs, peakRss, formatBytes, printTable } from './lib/measure.js';
 import {
@@ -230,17 +231,7 @@ async function main(): Promise<void> {
     const known = WELL_KNOWN_RFCS.filter((r) => loaded.has(r.rfc)).slice(0, 20);
     const service = new SearchService(manager);
     const search = async (query: string) =>
-      (
-        await service.search({
-          collection: COLLECTION,
-          query,
-          startRank: 1,
-          numRanks: 20,
-          fmo: false,
-          facetSelections: [],
-          ranges: [],
-        })
-      ).response.resultPacket.results;
+      (await service.search(firstPageParams(COLLECTION, query, 20))).response.resultPacket.results;
     const rankOf = async (query: string, key: string) => {
       const rank = (await search(query)).findIndex((r) => r.liveUrl === key) + 1;
       return rank === 0 ? '>20' : rank;

@@ -28,7 +28,7 @@ import type { LiveGeneration } from '../src/index/generation/live-generation.js'
 import type { Searcher } from '../src/index/searcher.js';
 import { statisticsFromGenerations } from '../src/query/collection-statistics.js';
 import { executeQuery } from '../src/query/execute-query.js';
-import { planQuery, RESULT_FIELDS, type SearchParams } from '../src/search/run-search.js';
+import { firstPageParams, planQuery, RESULT_FIELDS, type SearchParams } from '../src/search/run-search.js';
 import { SearchService } from '../src/search/search-service.js';
 import { cpuTimeMs, formatBytes, median, printTable } from './lib/measure.js';
 import { MIXED_QUERIES } from './lib/query-set.js';
@@ -55,15 +55,7 @@ interface Result {
 }
 
 function paramsOf(text: string): SearchParams {
-  return {
-    collection: COLLECTION,
-    query: text,
-    startRank: 1,
-    numRanks: TOP,
-    fmo: false,
-    facetSelections: [],
-    ranges: [],
-  };
+  return firstPageParams(COLLECTION, text, TOP);
 }
 
 /** The compressed block holding each doc of `docIds` in `generation` (in the current .fdt format). */

@@ -62,6 +62,11 @@ export interface SearchParams {
   maxdist?: number;
 }
 
+/** The first `numRanks` results of `query`, relevance order, no filter (the query tester, tools). */
+export function firstPageParams(collection: string, query: string, numRanks: number): SearchParams {
+  return { collection, query, startRank: 1, numRanks, fmo: false, facetSelections: [], ranges: [] };
+}
+
 /** True when the page cannot be cut from the relevance order: every match is read first. */
 function needsAllMatches(params: SearchParams): boolean {
   return (

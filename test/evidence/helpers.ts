@@ -7,6 +7,7 @@ import type { PushCollection } from '../../src/collection/push-collection.js';
 import { silentPushLog, type PushLog } from '../../src/collection/push-log.js';
 import { SearchHome } from '../../src/collection/search-home.js';
 import { clickLogFile, type ClickRecord } from '../../src/collection/evidence/click-log.js';
+import { firstPageParams } from '../../src/search/run-search.js';
 import { SearchService, type SearchResult } from '../../src/search/search-service.js';
 
 export interface EvidenceHome {
@@ -64,17 +65,7 @@ export function evidenceHome(
         metadata: {},
       }),
     search: async (query, collection = first) =>
-      (
-        await service.search({
-          collection,
-          query,
-          startRank: 1,
-          numRanks: 20,
-          fmo: false,
-          facetSelections: [],
-          ranges: [],
-        })
-      ).response.resultPacket.results,
+      (await service.search(firstPageParams(collection, query, 20))).response.resultPacket.results,
     keys: async (query, collection = first) => (await api.search(query, collection)).map((r) => r.liveUrl),
     // A configuration write, as the admin API's config PUT makes it: the file, then the
     // manager's cached settings are told (searches never re-read the files themselves).

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { firstPageParams } from '../../src/search/run-search.js';
 import type { SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
 import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
@@ -164,15 +165,7 @@ describe('search threads: load shedding, crashes, isolation', () => {
 
   it("explains the query tester's results on a search thread", async () => {
     const dispatched = app.next('dispatched');
-    const { response, explanations } = await app.t.searchService.explain({
-      collection: 'c',
-      query: 'ab*',
-      startRank: 1,
-      numRanks: 5,
-      fmo: false,
-      facetSelections: [],
-      ranges: [],
-    });
+    const { response, explanations } = await app.t.searchService.explain(firstPageParams('c', 'ab*', 5));
     await dispatched;
     const results = response.response.resultPacket.results;
     assert.ok(results.length > 0);

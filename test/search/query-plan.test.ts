@@ -17,7 +17,12 @@ import type { Searcher } from '../../src/index/searcher.js';
 import { statisticsFromGenerations } from '../../src/query/collection-statistics.js';
 import { executeQuery } from '../../src/query/execute-query.js';
 import type { Query } from '../../src/query/query-tree.js';
-import { planQuery, type SearchParams, type SearchView } from '../../src/search/run-search.js';
+import {
+  firstPageParams,
+  planQuery,
+  type SearchParams,
+  type SearchView,
+} from '../../src/search/run-search.js';
 import { SearchService } from '../../src/search/search-service.js';
 
 const REDIRECTS: Query = { kind: 'term', field: REDIRECT_FIELD, term: 'true' };
@@ -58,13 +63,7 @@ describe('planQuery', () => {
   });
 
   const params = (query: string, extra: Partial<SearchParams> = {}): SearchParams => ({
-    collection: 'plan',
-    query,
-    startRank: 1,
-    numRanks: 10,
-    fmo: false,
-    facetSelections: [],
-    ranges: [],
+    ...firstPageParams('plan', query, 10),
     ...extra,
   });
   const generations = () => view.members.flatMap((m) => [...m.searcher.generations]);

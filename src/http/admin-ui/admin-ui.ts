@@ -5,6 +5,7 @@ import { SearchError } from '../../errors.js';
 import { isErrorCode, type ErrorCode } from '../../error-status.js';
 import type { Explanation } from '../../query/explain-query.js';
 import { tierOf } from '../../query/explain-query.js';
+import { firstPageParams } from '../../search/run-search.js';
 import { SearchService } from '../../search/search-service.js';
 import { ADMIN_PERMISSION, PERMISSIONS } from '../../security/permissions.js';
 import { errorReply } from '../error-reply.js';
@@ -795,15 +796,7 @@ export async function adminUi(app: FastifyInstance, options: AdminUiOptions): Pr
           200,
           page(`Query tester: ${collection}`, context, form, undefined, backTo(collection)),
         );
-      const { response, explanations } = await searchService.explain({
-        collection,
-        query,
-        startRank: 1,
-        numRanks: 10,
-        fmo: false,
-        facetSelections: [],
-        ranges: [],
-      });
+      const { response, explanations } = await searchService.explain(firstPageParams(collection, query, 10));
       const packet = response.response.resultPacket;
       const summary = packet.resultsSummary;
       const results = packet.results.map((result, i) => {
