@@ -22,3 +22,82 @@ export function clickTrackingUrl(
   });
   return `/s/redirect?${params.toString()}`;
 }
+
+/**
+ * Result URLs whose signature a {@link ClickTrackingUrls} keeps: the URLs of the results
+ * queries answer most (a few MB at most per search thread).
+ */
+const SIGNATURE_CACHE_ENTRIES = 16_384;
+
+/**
+ * {@link clickTrackingUrl}, byte for byte, at a fraction of its cost: an HMAC per result was
+ * most of it (0.12 ms of a page of 10 on the RFC corpus, mostly `createHmac`), so the signature of a URL is kept
+ * (it covers the URL only, and the secret is this object's), and the collection and query,
+ * the same for every result of a query, are encoded once for all of them.
+ */
+export class ClickTrackingUrls {
+  private readonly signatures = new Map<string, string>();
+  private lastCollection = '';
+  private lastCollectionEncoded = '';
+  private lastQuery = '';
+  private lastQueryEncoded = '';
+
+  constructor(private readonly secret: Uint8Array) {}
+
+  /** The `/s/redirect` URL of a result (see {@link clickTrackingUrl}). */
+  url(collection: string, url: string, rank: number, query: string): string {
+    if (collection !== this.lastCollection) {
+      this.lastCollection = collection;
+      this.lastCollectionEncoded = formEncode(collection);
+    }
+    if (query !== this.lastQuery) {
+      this.lastQuery = query;
+      this.lastQueryEncoded = formEncode(query);
+    }
+    const rankText = String(rank);
+    return (
+      `/s/redirect?collection=${this.lastCollectionEncoded}&url=${formEncode(url)}` +
+      `&auth=${this.signature(url)}&rank=${formEncode(rankText)}&query=${this.lastQueryEncoded}`
+    );
+  }
+
+  /** {@link signUrl} of `url`, computed once while it stays in the cache. */
+  signature(url: string): string {
+    let signature = this.signatures.get(url);
+    if (signature === undefined) {
+      signature = signUrl(this.secret, url);
+      // First in, first out: cheap, and a URL still in use is signed again at worst.
+      if (this.signatures.size >= SIGNATURE_CACHE_ENTRIES)
+        this.signatures.delete(this.signatures.keys().next().value!);
+      this.signatures.set(url, signature);
+    }
+    return signature;
+  }
+}
+
+/** What `application/x-www-form-urlencoded` escapes and `encodeURIComponent` does not. */
+const FORM_ONLY = /%20|[!'()~]/g;
+const FORM_ESCAPES: Readonly<Record<string, string>> = {
+  '%20': '+',
+  '!': '%21',
+  "'": '%27',
+  '(': '%28',
+  ')': '%29',
+  '~': '%7E',
+};
+
+/**
+ * A value as `URLSearchParams` serialises it (the form encoding: space as `+`, only
+ * `*-._` and ASCII letters and digits left as they are), through the engine's
+ * `encodeURIComponent`, which leaves `!'()~` too and writes space as `%20`.
+ */
+export function formEncode(value: string): string {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(value);
+  } catch {
+    // A lone surrogate: URLSearchParams writes it as U+FFFD, encodeURIComponent refuses it.
+    return new URLSearchParams([['', value]]).toString().slice(1);
+  }
+  return encoded.replace(FORM_ONLY, (match) => FORM_ESCAPES[match]!);
+}

@@ -9,7 +9,7 @@ import type { Searcher } from '../index/searcher.js';
 import type { Explanation } from '../query/explain-query.js';
 import { runSearch, type SearchMember, type SearchParams, type SearchView } from './run-search.js';
 import type { SearchResponse } from './result-packet.js';
-import { clickTrackingUrl, signUrl } from './click-tracking-url.js';
+import { ClickTrackingUrls, signUrl } from './click-tracking-url.js';
 import { SearchThreadPool, type SearchAnswer, type SearchPoolEvent } from './threads/search-thread-pool.js';
 import type { AnswerForm } from './threads/search-messages.js';
 import { searchResponseBytes } from './packet-json.js';
@@ -49,6 +49,7 @@ const SCHEMA_CACHE_ENTRIES = 64;
  */
 export class SearchService {
   private readonly secret: Buffer;
+  private readonly clickUrls: ClickTrackingUrls;
   /** Resolved schemas (analyzers and their caches) by their options: built once, not per query. */
   private readonly schemas = new Map<string, Schema>();
   private readonly pool: SearchThreadPool | null;
@@ -60,6 +61,7 @@ export class SearchService {
     options: SearchServiceOptions = {},
   ) {
     this.secret = loadOrCreateSecret(join(manager.home.confFolder, 'redirect-secret'));
+    this.clickUrls = new ClickTrackingUrls(this.secret);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxPrefixTerms = options.maxPrefixTerms ?? DEFAULT_MAX_PREFIX_TERMS;
     const threads = options.threads ?? 0;
@@ -205,7 +207,7 @@ export class SearchService {
   }
 
   clickTrackingUrl(collection: string, url: string, rank: number, query: string): string {
-    return clickTrackingUrl(this.secret, collection, url, rank, query);
+    return this.clickUrls.url(collection, url, rank, query);
   }
 }
 

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isSearchError } from '../../errors.js';
 import { nameThisThread } from '../../index/thread-name.js';
 import { WorkBudget } from '../../query/work-budget.js';
-import { clickTrackingUrl } from '../click-tracking-url.js';
+import { ClickTrackingUrls } from '../click-tracking-url.js';
 import { searchResponseBytes } from '../packet-json.js';
 import { runSearch } from '../run-search.js';
 import type { FromThreadMessage, SearchThreadData, ToThreadMessage } from './search-messages.js';
@@ -16,6 +16,7 @@ import { ThreadCatalog } from './thread-catalog.js';
 const data = workerData as SearchThreadData;
 nameThisThread(data.name);
 const catalog = new ThreadCatalog();
+const clickUrls = new ClickTrackingUrls(data.secret);
 const port = parentPort!;
 
 function post(message: FromThreadMessage, transfer?: ArrayBuffer[]): void {
@@ -34,7 +35,7 @@ port.on('message', (message: ToThreadMessage) => {
     const response = runSearch(
       view,
       message.params,
-      (collection, url, rank, query) => clickTrackingUrl(data.secret, collection, url, rank, query),
+      (collection, url, rank, query) => clickUrls.url(collection, url, rank, query),
       explanations,
       budget,
     );
