@@ -394,7 +394,7 @@ export function runSearch(
               for (const term of g.termsWithPrefix('body', prefix, limit)) all.add(term);
             return [...all];
           },
-          surfaceOf: (term) => surfaceOf(term, generations, owner, summaryAnalyzer),
+          surfaceOf: (term, preferred) => surfaceOf(term, preferred, generations, owner, summaryAnalyzer),
           // Documents with every word: "transmision control" matches thousands by "control"
           // alone, none fully; "transmission control" matches many fully.
           count: (text) => {
@@ -557,41 +557,129 @@ function rerank(
   );
 }
 
-/** A word of a document's text that analyses to `term` (spelling suggestions are shown as words, not stems). */
+/**
+ * A word of a document's text that analyses to `term` (spelling suggestions are shown as words,
+ * not stems), one of `preferred` (words known to analyse to `term` alone) if a text holds one.
+ * In the newest generation that has the term, of its first {@link SURFACE_CANDIDATES} live
+ * documents, those where the term comes earliest (its first position) are read first, at most
+ * {@link SURFACE_TEXTS} of them; a preferred word is looked for as a substring (then confirmed
+ * as a whole token), the first word as typed by a scan of the first text.
+ */
 function surfaceOf(
   term: string,
+  preferred: readonly string[],
   generations: GenerationView[],
   owner: { member: SearchMember; local: number }[],
   analyzer: Analyzer,
 ): string | undefined {
   for (let g = generations.length - 1; g >= 0; g--) {
-    const postings = generations[g]!.postings('body', term, false);
+    const postings = generations[g]!.postings('body', term, true);
     if (postings === null) continue;
-    for (let doc = postings.nextDoc(); doc !== NO_MORE_DOCS; doc = postings.nextDoc()) {
-      if (generations[g]!.isKilled(doc)) continue;
-      const { member, local } = owner[g]!;
-      const text = (member.searcher.stored(local, doc, TEXT_FIELD)[STORED.text] as string | undefined) ?? '';
-      const found = firstTokenOf(analyzer, text.slice(0, 20_000), term);
-      if (found !== null) return text.slice(found.start, found.end).toLowerCase();
-      break;
+    const candidates: { doc: number; first: number }[] = [];
+    for (
+      let doc = postings.nextDoc();
+      doc !== NO_MORE_DOCS && candidates.length < SURFACE_CANDIDATES;
+      doc = postings.nextDoc()
+    ) {
+      if (!generations[g]!.isKilled(doc))
+        candidates.push({ doc, first: postings.positions()[0] ?? Infinity });
     }
+    candidates.sort((a, b) => a.first - b.first || a.doc - b.doc);
+    const { member, local } = owner[g]!;
+    const texts = candidates
+      .slice(0, preferred.length > 0 ? SURFACE_TEXTS : 1)
+      .map(({ doc }) =>
+        ((member.searcher.stored(local, doc, TEXT_FIELD)[STORED.text] as string | undefined) ?? '').slice(
+          0,
+          20_000,
+        ),
+      );
+    for (const text of texts) {
+      const lower = text.toLowerCase();
+      const word = preferred.find((p) => holdsWord(analyzer, lower, p));
+      if (word !== undefined) return word;
+    }
+    // As written (an analysis without case folding must see the case), shown in lower case.
+    const first = texts.length > 0 ? firstWordOf(analyzer, texts[0]!, term) : null;
+    if (first !== null) return first.toLowerCase();
   }
   return undefined;
 }
 
+/** Documents {@link surfaceOf} compares to find those where the word comes early. */
+const SURFACE_CANDIDATES = 16;
+/** Texts {@link surfaceOf} reads looking for a preferred word. */
+const SURFACE_TEXTS = 4;
+/** Occurrences of a preferred word as a substring of a text that are checked to be a token. */
+const SUBSTRING_CHECKS = 20;
+
+/** True when `word` is a whole token of `text` (both in lower case). */
+function holdsWord(analyzer: Analyzer, text: string, word: string): boolean {
+  let checks = 0;
+  for (
+    let at = text.indexOf(word);
+    at >= 0 && checks < SUBSTRING_CHECKS;
+    at = text.indexOf(word, at + 1), checks++
+  ) {
+    // The tokens of the white-space-delimited stretch around it (no token spans white space).
+    const from = spaceBefore(text, at);
+    const to = windowEnd(text, at + word.length, 0);
+    let whole = false;
+    analyzer.forEachToken(text.slice(from, to), 0, {
+      token(_source, start, end) {
+        if (from + start === at && from + end === at + word.length) whole = true;
+      },
+    });
+    if (whole) return true;
+  }
+  return false;
+}
+
+/** Just after the last space or line break before `at` (0 when none). */
+function spaceBefore(text: string, at: number): number {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a) return i + 1;
+  }
+  return 0;
+}
+
 /**
- * Where the first token of `text` whose term is `term` is, or null. Terms are built only until
- * it is found: the rest of the text is scanned, not analysed (the word is usually early in a
- * page, and a page's whole analysis cost milliseconds).
+ * The first word of `text` that analyses to `term`, or null. The text is analysed in windows
+ * of growing size, each cut just after a space or a line break (no token spans one), until the
+ * window that holds the word: scanning a whole page (up to 20,000 characters) cost more than
+ * the rest of a suggestion.
  */
-function firstTokenOf(analyzer: Analyzer, text: string, term: string): { start: number; end: number } | null {
-  let found: { start: number; end: number } | null = null;
-  analyzer.forEachToken(text, 0, {
-    token(source, start, end, kind) {
-      if (found === null && analyzer.termOfToken(source, start, end, kind) === term) found = { start, end };
+function firstWordOf(analyzer: Analyzer, text: string, term: string): string | null {
+  let first: string | null = null;
+  const sink = {
+    token(source: string, start: number, end: number, kind: number): void {
+      if (first === null && analyzer.termOfToken(source, start, end, kind) === term)
+        first = source.slice(start, end);
     },
-  });
-  return found;
+  };
+  let from = 0;
+  for (let size = FIRST_WINDOW; from < text.length && first === null; size *= 4) {
+    const to = windowEnd(text, from, size);
+    analyzer.forEachToken(text.slice(from, to), 0, sink);
+    from = to;
+  }
+  return first;
+}
+
+/** Characters of the first window {@link surfaceIn} analyses. */
+const FIRST_WINDOW = 2048;
+
+/**
+ * The end of a window of at least `size` characters from `from`: just after the first space or
+ * line break from there (the end of the text when none).
+ */
+function windowEnd(text: string, from: number, size: number): number {
+  for (let i = from + size; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a) return i + 1;
+  }
+  return text.length;
 }
 
 function gscopesOf(view: GenerationView, docId: number, settings: CollectionSettings): string[] {

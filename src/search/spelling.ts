@@ -6,8 +6,11 @@ export interface SpellingSource {
   docFreq(term: string): number;
   /** Body terms starting with a prefix, in order. */
   termsWithPrefix(prefix: string, limit: number): string[];
-  /** A word of the collection's own text that analyses to `term` (terms may be stems). */
-  surfaceOf(term: string): string | undefined;
+  /**
+   * A word of the collection's own text that analyses to `term` (terms may be stems): one of
+   * `preferred` (lower case) when the text holds one, else the first such word found.
+   */
+  surfaceOf(term: string, preferred: readonly string[]): string | undefined;
   /** Matches of an alternative query text. */
   count(text: string): number;
 }
@@ -73,10 +76,20 @@ export function suggestSpelling(
       out.push(word);
       continue;
     }
-    const best =
-      closeCorrection(word.toLowerCase(), bounded, budget) ??
-      (term.length > 4 && budget.left > 0 ? farCorrection(term, bounded, budget) : undefined);
-    const surface = best === undefined ? undefined : source.surfaceOf(best);
+    // Shown as a word of the collection's text, preferably an edit of the typed word
+    // (`athentication` → `authentication`, not `authentic` of the same stem; `kerberso` →
+    // `kerberos`, not `kerbero`, an edit that stems alike but is no word).
+    const close = closeCorrection(word.toLowerCase(), bounded, budget);
+    const far =
+      close === undefined && term.length > 4 && budget.left > 0
+        ? farCorrection(term, bounded, budget)
+        : undefined;
+    const surface =
+      close !== undefined
+        ? source.surfaceOf(close.term, close.edits)
+        : far === undefined
+          ? undefined
+          : source.surfaceOf(far, []);
     if (surface === undefined) out.push(word);
     else {
       out.push(surface);
@@ -98,22 +111,32 @@ const FAR_MORE = 10;
 
 /**
  * The most frequent term at distance 1 (one deletion, transposition, replacement or insertion)
- * of the word as typed: each edit is analysed first, because the dictionary holds stems
- * (`congestoin` → `congestion` → `congest`; editing the stem `congestoin` finds nothing).
+ * of the word as typed, with the edits that analyse to it alone: each edit is analysed first,
+ * because the dictionary holds stems (`congestoin` → `congestion` → `congest`; editing the stem
+ * `congestoin` finds nothing).
  */
-function closeCorrection(word: string, source: SpellingSource, budget: { left: number }): string | undefined {
-  let best: { term: string; df: number } | undefined;
+function closeCorrection(
+  word: string,
+  source: SpellingSource,
+  budget: { left: number },
+): { term: string; edits: string[] } | undefined {
+  let best: { term: string; edits: string[]; df: number } | undefined;
   const seen = new Set<string>();
   for (const edit of singleEdits(word)) {
     if (budget.left <= 0) break;
-    const candidate = source.analyzer.terms(edit)[0];
-    if (candidate === undefined || seen.has(candidate)) continue;
+    const terms = source.analyzer.terms(edit);
+    const candidate = terms[0];
+    if (candidate === undefined) continue;
+    if (seen.has(candidate)) {
+      if (best?.term === candidate && terms.length === 1) best.edits.push(edit);
+      continue;
+    }
     seen.add(candidate);
     const df = source.docFreq(candidate);
     if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
-      best = { term: candidate, df };
+      best = { term: candidate, edits: terms.length === 1 ? [edit] : [], df };
   }
-  return best?.term;
+  return best;
 }
 
 /** The most frequent term at distance 2 among dictionary terms with the same first two letters. */

@@ -121,6 +121,12 @@ describe('did you mean', () => {
         { key: `https://example.com/sec${i}`, body: 'security considerations of the control plane' },
       );
     for (let i = 0; i < 6; i++) documents.push({ key: `https://example.com/ctl${i}`, body: 'flow control' });
+    // Words of one stem: `authentic` comes first in every text, `authentication` later.
+    for (let i = 0; i < 3; i++)
+      documents.push(
+        { key: `https://example.com/auth${i}`, body: 'authentic peers need authentication' },
+        { key: `https://example.com/krb${i}`, body: 'kerberos tickets' },
+      );
     await pushAndCommit(app.app, 'docs', documents);
   });
   after(() => app.close());
@@ -131,6 +137,12 @@ describe('did you mean', () => {
   it('corrects swapped letters (the dictionary holds stems)', async () => {
     assert.equal(await spell('congestoin'), 'congestion');
     assert.equal(await spell('secuirty'), 'security');
+  });
+
+  it('shows the word of the collection nearest to what was typed, not another word of its stem', async () => {
+    assert.equal(await spell('athentication'), 'authentication');
+    // `kerbero` is one deletion away and stems like `kerberos`, but is no word of the collection.
+    assert.equal(await spell('kerberso'), 'kerberos');
   });
 
   it('suggests when some results match but the correction matches far more fully', async () => {

@@ -67,6 +67,28 @@ describe('suggestSpelling', () => {
   });
 });
 
+describe('suggestSpelling surfaces', () => {
+  it('asks for a word of the collection, preferring the edits of the typed word that analyse to the correction', () => {
+    // With stemming the dictionary holds `kerbero`; both `kerberos` and `kerbero` analyse to it.
+    const asked: { term: string; preferred: readonly string[] }[] = [];
+    const source: SpellingSource = {
+      analyzer: createAnalyzer({ stem: true }),
+      docFreq: (term) => (term === 'kerbero' ? 50 : 0),
+      termsWithPrefix: () => [],
+      surfaceOf: (term, preferred) => {
+        asked.push({ term, preferred });
+        return 'kerberos';
+      },
+      count: (text) => (text === 'kerberos' ? 50 : 0),
+    };
+    assert.equal(suggestSpelling(['kerberso'], source), 'kerberos');
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]!.term, 'kerbero');
+    assert.ok(asked[0]!.preferred.includes('kerberos'), asked[0]!.preferred.join(','));
+    assert.ok(asked[0]!.preferred.includes('kerbero'), asked[0]!.preferred.join(','));
+  });
+});
+
 describe('suggestSpelling budget', () => {
   const vocabulary = { network: 700, protocol: 900, transport: 500 };
   const counting = () => {
