@@ -6,7 +6,7 @@ import { firstPageParams } from '../../src/search/run-search.js';
 import type { SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
 import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
-import { pushAndCommit, type TestDocument } from './helpers.js';
+import { pushAndCommit, searchJson, urls, type TestDocument } from './helpers.js';
 
 /**
  * Queries on search threads (issue #19): budgets, load shedding, crashes, and point-in-time
@@ -239,5 +239,51 @@ describe('search threads: point-in-time views while commits and merges publish',
     const stats = t.searchService.threads!.stats();
     assert.equal(stats.threads, 2, 'both threads served');
     assert.equal(stats.TotThreadFailures, 0);
+  });
+});
+
+describe('search threads: points in time named by id', () => {
+  let t: TestApp;
+  before(async () => {
+    // One thread: it holds every point in time the queries below used, and is told which to drop.
+    t = await testApp(['c', 'd'], { searchThreads: 1 });
+  });
+  after(() => t.close());
+
+  it('a delete committed reaches a thread that searched the generation before, for more commits than a thread keeps points in time', async () => {
+    const DOCUMENTS = 24;
+    const key = (n: number) => `http://example.com/doc/${n}`;
+    await pushAndCommit(
+      t.app,
+      'c',
+      Array.from({ length: DOCUMENTS }, (_, n) => ({ key: key(n), body: `common document${n}` })),
+    );
+    await pushAndCommit(t.app, 'd', [{ key: 'http://example.com/other', body: 'common other' }]);
+    for (let deleted = 0; deleted <= DOCUMENTS; deleted++) {
+      // No new generation: the same generation with more of it killed, in a new manifest.
+      const packet = (await searchJson(t.app, { collection: 'c', query: 'common', num_ranks: '50' })).response
+        .resultPacket;
+      const expected = Array.from({ length: DOCUMENTS - deleted }, (_, n) => key(deleted + n)).sort();
+      assert.deepEqual(packet.results.map((r) => r.liveUrl).sort(), expected, `after ${deleted} deletes`);
+      // A collection whose point in time stays the same while c's change: sent again once dropped.
+      const other = await searchJson(t.app, { collection: 'd', query: 'common' });
+      assert.deepEqual(urls(other), ['http://example.com/other']);
+      if (deleted === DOCUMENTS) break;
+      const removed = await t.app.inject({
+        method: 'DELETE',
+        url: route('v2', 'c', `/documents?key=${encodeURIComponent(key(deleted))}`),
+        headers: { authorization: ADMIN_AUTH },
+      });
+      assert.equal(removed.statusCode, 200, removed.body);
+      const committed = await t.app.inject({
+        method: 'POST',
+        url: route('v2', 'c', '/commit'),
+        headers: { authorization: ADMIN_AUTH },
+      });
+      assert.equal(committed.statusCode, 200, committed.body);
+    }
+    const stats = t.searchService.threads!.stats();
+    assert.equal(stats.TotThreadFailures, 0);
+    assert.equal(stats.TotQueries, 2 * (DOCUMENTS + 1), 'every query ran on the thread');
   });
 });

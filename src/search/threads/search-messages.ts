@@ -34,7 +34,24 @@ export interface ThreadGeneration {
 export interface ThreadMember {
   readonly name: string;
   readonly settingsId: number;
+  /** The member's point in time: its {@link ThreadPoint}, in the task's `points` when new to the thread. */
+  readonly pointId: number;
+}
+
+/**
+ * The generations of one manifest, as a member searches them: sent to a thread once (with
+ * their killed bits as of that manifest) and named by id afterwards, until the thread is
+ * told to drop it (`dropPoints`, or a {@link ForgetMessage} of one of its generations).
+ */
+export interface ThreadPoint {
+  readonly id: number;
   readonly generations: readonly ThreadGeneration[];
+}
+
+/** The options of a schema queries are analysed with, sent once per thread and named by id. */
+export interface ThreadSchema {
+  readonly id: number;
+  readonly options: SchemaOptions;
 }
 
 /** Event loop → thread: run one search. */
@@ -46,7 +63,7 @@ export interface SearchTaskMessage {
   readonly isMeta: boolean;
   readonly settingsId: number;
   readonly members: readonly ThreadMember[];
-  readonly schema: SchemaOptions;
+  readonly schemaId: number;
   /** Epoch milliseconds (`performance.timeOrigin + performance.now()`). */
   readonly deadline: number;
   readonly maxPrefixTerms: number;
@@ -58,6 +75,14 @@ export interface SearchTaskMessage {
   readonly settings: readonly ThreadSettings[];
   /** Generations the thread has not seen yet. */
   readonly generations: readonly SharedGeneration[];
+  /** Points in time the thread has not seen yet. */
+  readonly points: readonly ThreadPoint[];
+  /** Points in time the thread drops first (it will not be asked for them again). */
+  readonly dropPoints: readonly number[];
+  /** Schemas the thread has not seen yet. */
+  readonly schemas: readonly ThreadSchema[];
+  /** The thread drops every schema it holds first (it was sent its limit; see `schemas`). */
+  readonly resetSchemas: boolean;
 }
 
 /**
@@ -67,10 +92,11 @@ export interface SearchTaskMessage {
  */
 export type AnswerForm = 'object' | 'json';
 
-/** Event loop → thread: these shared generations closed; drop them. */
+/** Event loop → thread: these shared generations closed; drop them and the points in time that read them. */
 export interface ForgetMessage {
   readonly type: 'forget';
   readonly ids: readonly number[];
+  readonly points: readonly number[];
 }
 
 export type ToThreadMessage = SearchTaskMessage | ForgetMessage;

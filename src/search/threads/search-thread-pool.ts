@@ -4,6 +4,7 @@ import { serializeGscopes } from '../../collection/config/gscopes.js';
 import { SearchError } from '../../errors.js';
 import { onSharedReaderClosed, type SharedGeneration } from '../../index/generation/generation-reader.js';
 import type { LiveGeneration } from '../../index/generation/live-generation.js';
+import type { Schema } from '../../index/schema.js';
 import { THREAD_NAMES } from '../../index/thread-name.js';
 import type { Explanation } from '../../query/explain-query.js';
 import { nowEpochMs } from '../../query/work-budget.js';
@@ -16,6 +17,8 @@ import type {
   SearchTaskMessage,
   SearchThreadData,
   ThreadGeneration,
+  ThreadPoint,
+  ThreadSchema,
   ThreadSettings,
 } from './search-messages.js';
 import { takeIdleThread } from './thread-choice.js';
@@ -97,8 +100,12 @@ const STUCK_AFTER_MS = 30_000;
 /** `Retry-After` of a refused query, in seconds. */
 const RETRY_AFTER_SECONDS = 1;
 
-interface PendingTask extends SearchTask {
-  taskId: number;
+/** A task with the pool's bookkeeping (the caller's task is referred to, not copied). */
+interface PendingTask {
+  readonly task: SearchTask;
+  readonly taskId: number;
+  /** The task's deadline, moved when the query waited for its thread to start. */
+  deadline: number;
   resolve(answer: SearchAnswer): void;
   reject(error: unknown): void;
   settled: boolean;
@@ -120,6 +127,9 @@ class SearchThread {
   opening = false;
   readonly knownGenerations = new Set<number>();
   readonly knownSettings = new Set<number>();
+  /** Points in time the thread holds, oldest sent first, with their generations' ids. */
+  readonly knownPoints = new Map<number, readonly number[]>();
+  readonly knownSchemas = new Set<number>();
   ended = false;
   /** Set once the thread loaded its modules and listens (its first query waits for that). */
   isReady = false;
@@ -151,6 +161,20 @@ class SearchThread {
 
 let nextSettingsId = 1;
 const settingsIds = new WeakMap<CollectionSettings, number>();
+/** Ids of points in time, by the generations of one manifest (one array per point in time). */
+let nextPointId = 1;
+const pointIds = new WeakMap<readonly LiveGeneration[], number>();
+let nextSchemaId = 1;
+const schemaIds = new WeakMap<Schema, number>();
+
+/**
+ * Points in time a thread keeps ready (its member searchers): the few the queries use now,
+ * the newest of each collection. Past this, the one sent longest ago is dropped (unless the
+ * task at hand reads it: a meta collection of more members holds more while it runs).
+ */
+const POINTS_PER_THREAD = 16;
+/** Schemas a thread keeps by id (one per analysis in use); past this, all are sent again. */
+const SCHEMAS_PER_THREAD = 64;
 
 /**
  * The search threads (issue #19): queries run in worker threads over the index memory the
@@ -189,8 +213,9 @@ export class SearchThreadPool {
     this.counters.TotQueries++;
     return new Promise<SearchAnswer>((resolve, reject) => {
       const pending: PendingTask = {
-        ...task,
+        task,
         taskId: this.nextTaskId++,
+        deadline: task.deadline,
         resolve,
         reject,
         settled: false,
@@ -313,7 +338,7 @@ export class SearchThreadPool {
           );
         }
       }
-      opened = await task.open();
+      opened = await task.task.open();
     } catch (error) {
       thread.opening = false;
       this.settle(task, error);
@@ -332,7 +357,7 @@ export class SearchThreadPool {
     }
     if (!shareable(opened.view)) {
       try {
-        this.settle(task, task.runHere(opened.view));
+        this.settle(task, task.task.runHere(opened.view));
       } catch (error) {
         this.settle(task, error);
       } finally {
@@ -354,7 +379,8 @@ export class SearchThreadPool {
     // A thread with a query keeps the process alive (idle, it does not: see startThread).
     thread.worker.ref();
     thread.worker.postMessage(message);
-    this.emit({ type: 'dispatched', taskId: task.taskId, thread: thread.slot });
+    if (this.options.onEvent !== undefined)
+      this.emit({ type: 'dispatched', taskId: task.taskId, thread: thread.slot });
   }
 
   /** The task as the thread reads it; what the thread has not seen is added once. */
@@ -375,38 +401,78 @@ export class SearchThreadPool {
       }
       return id;
     };
-    const generationRef = (generation: LiveGeneration): ThreadGeneration => {
-      const shared = generation.reader.shared;
-      if (shared === null) throw new Error(`generation ${generation.generation} was not opened to share`);
-      if (!thread.knownGenerations.has(shared.id)) {
-        thread.knownGenerations.add(shared.id);
-        generations.push(shared);
-      }
-      return {
-        id: shared.id,
-        killedFile: generation.killedFileName,
-        killed: generation.killed?.bits ?? null,
-      };
+    const points: ThreadPoint[] = [];
+    const dropPoints: number[] = [];
+    /** Points this task reads: never the one dropped to make room (a meta collection has several). */
+    const used: number[] = [];
+    const pointRef = (pointGenerations: readonly LiveGeneration[]): number => {
+      let id = pointIds.get(pointGenerations);
+      if (id === undefined) pointIds.set(pointGenerations, (id = nextPointId++));
+      used.push(id);
+      if (thread.knownPoints.has(id)) return id;
+      const refs = pointGenerations.map((generation): ThreadGeneration => {
+        const shared = generation.reader.shared;
+        if (shared === null) throw new Error(`generation ${generation.generation} was not opened to share`);
+        if (!thread.knownGenerations.has(shared.id)) {
+          thread.knownGenerations.add(shared.id);
+          generations.push(shared);
+        }
+        return {
+          id: shared.id,
+          killedFile: generation.killedFileName,
+          killed: generation.killed?.bits ?? null,
+        };
+      });
+      if (thread.knownPoints.size >= POINTS_PER_THREAD)
+        for (const oldest of thread.knownPoints.keys()) {
+          if (used.includes(oldest)) continue;
+          thread.knownPoints.delete(oldest);
+          dropPoints.push(oldest);
+          break;
+        }
+      thread.knownPoints.set(
+        id,
+        refs.map((ref) => ref.id),
+      );
+      points.push({ id, generations: refs });
+      return id;
     };
+    let schemaId = schemaIds.get(view.schema);
+    if (schemaId === undefined) schemaIds.set(view.schema, (schemaId = nextSchemaId++));
+    const schemas: ThreadSchema[] = [];
+    let resetSchemas = false;
+    if (!thread.knownSchemas.has(schemaId)) {
+      if (thread.knownSchemas.size >= SCHEMAS_PER_THREAD) {
+        thread.knownSchemas.clear();
+        resetSchemas = true;
+      }
+      thread.knownSchemas.add(schemaId);
+      schemas.push({ id: schemaId, options: view.schema.options });
+    }
+    const { params, maxPrefixTerms, explain, form } = task.task;
     return {
       type: 'search',
       taskId: task.taskId,
-      params: task.params,
+      params,
       collection: view.collection,
       isMeta: view.isMeta,
       settingsId: settingsRef(view.settings),
       members: view.members.map((member) => ({
         name: member.name,
         settingsId: settingsRef(member.settings),
-        generations: (member.searcher.generations as readonly LiveGeneration[]).map(generationRef),
+        pointId: pointRef(member.searcher.generations as readonly LiveGeneration[]),
       })),
-      schema: view.schema.options,
+      schemaId,
       deadline: task.deadline,
-      maxPrefixTerms: task.maxPrefixTerms,
-      explain: task.explain === true,
-      form: task.form ?? 'object',
+      maxPrefixTerms,
+      explain: explain === true,
+      form: form ?? 'object',
       settings,
       generations,
+      points,
+      dropPoints,
+      schemas,
+      resetSchemas,
     };
   }
 
@@ -512,7 +578,14 @@ export class SearchThreadPool {
   private forget(id: number): void {
     for (const thread of this.threads) {
       if (thread === null || !thread.knownGenerations.delete(id)) continue;
-      thread.worker.postMessage({ type: 'forget', ids: [id] });
+      // The points in time that read it are gone too (its reader closed with the last of them).
+      const points: number[] = [];
+      for (const [point, generations] of thread.knownPoints)
+        if (generations.includes(id)) {
+          thread.knownPoints.delete(point);
+          points.push(point);
+        }
+      thread.worker.postMessage({ type: 'forget', ids: [id], points });
     }
   }
 

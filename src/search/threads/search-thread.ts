@@ -25,7 +25,7 @@ function post(message: FromThreadMessage, transfer?: ArrayBuffer[]): void {
 
 port.on('message', (message: ToThreadMessage) => {
   if (message.type === 'forget') {
-    catalog.forget(message.ids);
+    catalog.forget(message.ids, message.points);
     return;
   }
   try {

@@ -12,49 +12,79 @@ const SCHEMA_CACHE_ENTRIES = 64;
 
 /**
  * What a search thread keeps between queries: readers of the generations it was shown (over
- * the shared memory of the event loop's readers), settings by id, resolved schemas. It turns
+ * the shared memory of the event loop's readers), settings, points in time (a member's
+ * generations as of one manifest) and resolved schemas by id, as the event loop tells it to
+ * keep and drop them (see SearchThreadPool). It turns
  * a {@link SearchTaskMessage} into the {@link SearchView} `runSearch` reads, the same view
  * the event loop would have built, over the same manifest.
  */
 export class ThreadCatalog {
   private readonly readers = new Map<number, { reader: GenerationReader; live: LiveGeneration | null }>();
   private readonly settings = new Map<number, CollectionSettings>();
+  /** Resolved schemas by their options, shared by every id naming the same analysis. */
   private readonly schemas = new Map<string, Schema>();
+  private readonly schemasById = new Map<number, Schema>();
+  private readonly points = new Map<number, SearchMember['searcher']>();
 
-  /** Learns what the task brings new, then builds its view. */
+  /** Learns what the task brings new (and drops what it says), then builds its view. */
   viewOf(task: SearchTaskMessage): SearchView {
+    for (const id of task.dropPoints) this.points.delete(id);
     for (const shared of task.generations) this.addGeneration(shared);
     for (const settings of task.settings) this.addSettings(settings);
-    const members: SearchMember[] = task.members.map((member) => {
-      const generations = member.generations.map((g) => this.liveGeneration(g));
-      return {
-        name: member.name,
-        settings: this.settingsOf(member.settingsId),
-        searcher: {
-          generations,
-          stored: (generationIndex, docId, fields) => {
-            const generation = generations[generationIndex];
-            if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
-            return generation.reader.stored(docId, fields);
-          },
-        },
-      };
-    });
+    if (task.resetSchemas) this.schemasById.clear();
+    for (const schema of task.schemas) this.schemasById.set(schema.id, this.schemaFor(schema.options));
+    for (const point of task.points) this.points.set(point.id, this.pointSearcher(point.generations));
+    const members: SearchMember[] = task.members.map((member) => ({
+      name: member.name,
+      settings: this.settingsOf(member.settingsId),
+      searcher: this.pointOf(member.pointId),
+    }));
     return {
       collection: task.collection,
       isMeta: task.isMeta,
       settings: this.settingsOf(task.settingsId),
       members,
-      schema: this.schemaFor(task.schema),
+      schema: this.schemaOf(task.schemaId),
     };
   }
 
-  /** Closes the readers of generations the event loop closed. */
-  forget(ids: readonly number[]): void {
+  /** Closes the readers of generations the event loop closed, and drops the points in time that read them. */
+  forget(ids: readonly number[], points: readonly number[]): void {
+    for (const id of points) this.points.delete(id);
     for (const id of ids) {
       this.readers.get(id)?.reader.close();
       this.readers.delete(id);
     }
+  }
+
+  /** Points in time this thread holds (tests). */
+  get heldPoints(): number[] {
+    return [...this.points.keys()];
+  }
+
+  /** What a member searches at one point in time: its generations, with the killed bits of then. */
+  private pointSearcher(refs: readonly ThreadGeneration[]): SearchMember['searcher'] {
+    const generations = refs.map((g) => this.liveGeneration(g));
+    return {
+      generations,
+      stored: (generationIndex, docId, fields) => {
+        const generation = generations[generationIndex];
+        if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
+        return generation.reader.stored(docId, fields);
+      },
+    };
+  }
+
+  private pointOf(id: number): SearchMember['searcher'] {
+    const searcher = this.points.get(id);
+    if (searcher === undefined) throw new Error(`search thread: point in time ${id} was never sent to it`);
+    return searcher;
+  }
+
+  private schemaOf(id: number): Schema {
+    const schema = this.schemasById.get(id);
+    if (schema === undefined) throw new Error(`search thread: schema ${id} was never sent to it`);
+    return schema;
   }
 
   /** Generations with an open reader in this thread (tests). */
