@@ -22,7 +22,16 @@ export const HOME_CONF_FILES: readonly string[] = [
   'server.lock',
 ];
 
+/**
+ * Collection names found valid lately: a search checks its collection's name several times
+ * (the route, the manager, the home's paths), each time with a regular expression otherwise.
+ * Bounded: emptied when full (any string may come in a request).
+ */
+const VALID_COLLECTION_NAMES = new Set<string>();
+const VALID_NAMES_KEPT = 1024;
+
 export function validateName(kind: 'collection' | 'snapshot', name: string): string {
+  if (kind === 'collection' && VALID_COLLECTION_NAMES.has(name)) return name;
   if (!NAME.test(name) || name.includes('..')) {
     throw new SearchError(
       kind === 'collection' ? 'COLLECTION_NAME_INVALID' : 'SNAPSHOT_NAME_INVALID',
@@ -34,6 +43,10 @@ export function validateName(kind: 'collection' | 'snapshot', name: string): str
       'COLLECTION_NAME_RESERVED',
       `collection name ${JSON.stringify(name)} is the name of one of the installation's own files in conf/ (${HOME_CONF_FILES.join(', ')}); choose another name`,
     );
+  if (kind === 'collection') {
+    if (VALID_COLLECTION_NAMES.size >= VALID_NAMES_KEPT) VALID_COLLECTION_NAMES.clear();
+    VALID_COLLECTION_NAMES.add(name);
+  }
   return name;
 }
 

@@ -52,6 +52,7 @@ export class SearchService {
   private readonly clickUrls: ClickTrackingUrls;
   /** Resolved schemas (analyzers and their caches) by their options: built once, not per query. */
   private readonly schemas = new Map<string, Schema>();
+  private readonly schemasByObject = new WeakMap<SchemaOptions, Schema>();
   private readonly pool: SearchThreadPool | null;
   private readonly timeoutMs: number;
   private readonly maxPrefixTerms: number;
@@ -196,13 +197,18 @@ export class SearchService {
   }
 
   private schemaFor(options: SchemaOptions): Schema {
+    // The options recorded in a manifest are one object for all of its queries: found
+    // without writing them out as JSON, as a key, for each query.
+    let schema = this.schemasByObject.get(options);
+    if (schema !== undefined) return schema;
     const key = JSON.stringify(options);
-    let schema = this.schemas.get(key);
+    schema = this.schemas.get(key);
     if (schema === undefined) {
       if (this.schemas.size >= SCHEMA_CACHE_ENTRIES) this.schemas.clear();
       schema = new Schema(options);
       this.schemas.set(key, schema);
     }
+    this.schemasByObject.set(options, schema);
     return schema;
   }
 
