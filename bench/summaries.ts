@@ -7,7 +7,8 @@
  * Pairs: the queries of the project's mixed set (`MIXED_QUERIES`, parsed as the server parses
  * them), each with pages of the first `--pages` of the corpus that hold its terms, the pages
  * holding them most often first (what ranking puts on top) and some further down, and a few
- * pages without them. Exits 1 when any summary differs.
+ * pages without them. Exits 1 when any summary differs. The current summary is made as a
+ * search makes it: one `Summarizer` per page of {@link PAGE_SIZE} results of a query.
  *
  *   node dist/bench/summaries.js [--pages 30000] [--per-query 60] [--rounds 7]
  */
@@ -16,7 +17,7 @@ import { parseArgs } from 'node:util';
 import type { Analyzer, AnalyzerOptions } from '../src/index/analysis/analyzer.js';
 import { Schema } from '../src/index/schema.js';
 import { parseQuery } from '../src/query/parser/parse-query.js';
-import { buildSummary } from '../src/search/summary.js';
+import { Summarizer } from '../src/search/summary.js';
 import { MIXED_QUERIES, type MixedQuery } from './lib/query-set.js';
 import { corpusAvailable, corpusMissingMessage, readRfcCorpusBatches } from './lib/rfc-corpus.js';
 import { buildSummaryFullScan } from './lib/summary-full-scan.js';
@@ -36,6 +37,9 @@ const ROUNDS = Number(values.rounds);
 const WITHOUT_TERMS = 5;
 const SCAN_CHARS = 20_000;
 
+/** Results on a page: a search prepares its query's summarizer once for them. */
+const PAGE_SIZE = 10;
+
 interface Pair {
   query: MixedQuery;
   text: string;
@@ -47,6 +51,25 @@ type Summarise = (
   queryTerms: ReadonlySet<string>,
   maxChars?: number,
 ) => string;
+
+/**
+ * The current summary, with a new `Summarizer` every {@link PAGE_SIZE} summaries or when the
+ * query changes (its preparation is counted, shared by a page as in a search).
+ */
+function bySummarizer(): Summarise {
+  let summarizer: Summarizer | null = null;
+  let terms: ReadonlySet<string> | null = null;
+  let used = 0;
+  return (text, analyzer, queryTerms, maxChars) => {
+    if (summarizer === null || queryTerms !== terms || used === PAGE_SIZE) {
+      summarizer = new Summarizer(analyzer, queryTerms);
+      terms = queryTerms;
+      used = 0;
+    }
+    used++;
+    return summarizer.summarize(text, maxChars);
+  };
+}
 
 function queryTermsOf(schema: Schema, text: string): Set<string> {
   const parsed = parseQuery(text, { analyzerFor: (field) => schema.analyzerFor(field ?? 'body') });
@@ -104,9 +127,10 @@ function check(pairs: readonly Pair[]): number {
     const analyzer = schema.analyzerFor('body');
     const termsByQuery = new Map(MIXED_QUERIES.map((q) => [q, queryTermsOf(schema, q.text)]));
     let bad = 0;
+    const summarise = bySummarizer();
     for (const { query, text } of pairs) {
       const terms = termsByQuery.get(query)!;
-      const now = buildSummary(text, analyzer, terms, maxChars);
+      const now = summarise(text, analyzer, terms, maxChars);
       const before = buildSummaryFullScan(text, analyzer, terms, maxChars);
       if (now !== before) {
         if (bad < 3)
@@ -175,7 +199,7 @@ async function main(): Promise<void> {
       const sample = samples.get(name)!;
       // Taking turns, so that neither always runs on what the other left in the caches.
       const order: [Summarise, number[], number[]][] = [
-        [buildSummary, sample.now, sample.nowWall],
+        [bySummarizer(), sample.now, sample.nowWall],
         [buildSummaryFullScan, sample.before, sample.beforeWall],
       ];
       if (round % 2 === 1) order.reverse();

@@ -22,7 +22,7 @@ import { BudgetExhausted, WorkBudget } from '../query/work-budget.js';
 import { CLICK_FIELD, CLICK_SCORE_FIELD } from '../collection/evidence/click-evidence.js';
 import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 import { suggestSpelling } from './spelling.js';
-import { buildSummary } from './summary.js';
+import { Summarizer } from './summary.js';
 import { escapeHtml } from '../escape-html.js';
 import {
   geospatialClasses,
@@ -306,6 +306,7 @@ export function runSearch(
   const summaryFields = summaryFieldsOf(flags);
   const summaryMode = summaryModeOf(flags);
   const geoClasses = geospatialClasses(view.settings);
+  const summarizer = new Summarizer(summaryAnalyzer, queryTerms);
   const candidateOf = (hit: (typeof hits)[number], order: number): SortCandidate<(typeof hits)[number]> => {
     const { member, local } = owner[hit.generationIndex]!;
     const record = member.searcher.stored(local, hit.docId, RESULT_FIELDS);
@@ -350,7 +351,7 @@ export function runSearch(
         ? ''
         : summaryMode === 'meta'
           ? escapeHtml(Object.values(metaData).join(' '))
-          : buildSummary((record[STORED.text] as string | undefined) ?? '', summaryAnalyzer, queryTerms);
+          : summarizer.summarize((record[STORED.text] as string | undefined) ?? '');
     return {
       rank,
       score: Math.round(clientScore(hit.score, plan.coordBoost) * 1000) / 1000,

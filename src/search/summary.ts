@@ -30,6 +30,9 @@ const MIN_PREFIX = 2;
 const MIN_WORDS = 16;
 const CHARS_PER_WORD = 64;
 
+/** Added to a state of {@link ASCII_STEP} when the character starts a token. */
+const TOKEN_START = 8;
+
 /** What {@link TokenScan} does with the tokens the analyzer reports. */
 const enum Mode {
   /** Finds the query terms among them (and counts every kept token). */
@@ -82,42 +85,36 @@ class TokenScan implements TokenSink {
   private maxTokenLength = 0;
   /** Where the analysed part begins in the text (the analyzer sees only the part). */
   private offset = 0;
-  /** Query terms met so far, numbered in the order met (`hitTerm`). */
-  private readonly termNumbers = new Map<string, number>();
-  private queryTerms: ReadonlySet<string> = new Set();
+  /** The summarised query's terms and their numbers (`hitTerm`). */
+  private query: QueryTerms | null = null;
   private analyzer: Analyzer | null = null;
   private table: SpellingTable | null = null;
   /**
-   * 1 at the table id of each query term the table held when the scan began (a term id
-   * below `knownTerms` is a query term exactly when marked): one array read per token
-   * instead of a set lookup. Ids the scan adds are checked by their term.
+   * 1 at the table id of each query term the table held when the query's ids were looked up
+   * (a term id below `knownTerms` is a query term exactly when marked): one array read per
+   * token instead of a set lookup. Ids added since are checked by their term.
    */
   private queryIds = new Uint8Array(1024);
   private knownTerms = 0;
-  private marked: number[] = [];
+  private marked: readonly number[] = [];
 
-  /** Starts the scan of a new text; {@link end} must follow. */
-  begin(analyzer: Analyzer, queryTerms: ReadonlySet<string>): void {
+  /** Starts the scan of a new text for `query`; {@link end} must follow. */
+  begin(analyzer: Analyzer, query: QueryTerms): void {
     this.restart();
     this.keptByLength = false;
     this.maxTokenLength = analyzer.options.maxTokenLength;
-    this.queryTerms = queryTerms;
+    this.query = query;
     this.analyzer = analyzer;
     // Spellings → terms (the indexing threads' table): a word seen before costs a hash the
     // scanner already computed and one comparison, no string and no normalisation.
     const table = SpellingTable.for(analyzer);
     this.table = table;
-    this.knownTerms = table.terms.length;
+    const ids = query.idsIn(table);
+    this.knownTerms = ids.knownTerms;
     if (this.queryIds.length < this.knownTerms)
       this.queryIds = new Uint8Array(Math.max(2 * this.queryIds.length, this.knownTerms));
-    this.marked = [];
-    for (const term of queryTerms) {
-      const id = table.termId(term);
-      if (id !== undefined) {
-        this.queryIds[id] = 1;
-        this.marked.push(id);
-      }
-    }
+    this.marked = ids.ids;
+    for (const id of ids.ids) this.queryIds[id] = 1;
   }
 
   /** Forgets what was found in the text so far, to analyse it again. */
@@ -127,11 +124,12 @@ class TokenScan implements TokenSink {
     this.hits = 0;
     this.nextHit = 0;
     this.ranges = 0;
-    this.termNumbers.clear();
   }
 
   end(): void {
     for (const id of this.marked) this.queryIds[id] = 0;
+    this.marked = [];
+    this.query = null;
     this.analyzer = null;
     this.table = null;
   }
@@ -188,17 +186,12 @@ class TokenScan implements TokenSink {
     if (this.kept >= this.starts.length) this.starts = grow(this.starts, this.kept + 1);
     const index = this.kept++;
     this.starts[index] = start;
-    if (term !== null) {
-      if (!this.queryTerms.has(term)) return;
-    } else if (id < this.knownTerms) {
-      if (this.queryIds[id] === 0) return;
+    if (term === null) {
+      if (id < this.knownTerms && this.queryIds[id] === 0) return;
       term = table.terms[id]!;
-    } else {
-      term = table.terms[id]!;
-      if (!this.queryTerms.has(term)) return;
     }
-    let number = this.termNumbers.get(term);
-    if (number === undefined) this.termNumbers.set(term, (number = this.termNumbers.size));
+    const number = this.query!.numbers.get(term);
+    if (number === undefined) return;
     if (this.hits === this.hitIndex.length) {
       this.hitIndex = grow(this.hitIndex);
       this.hitStart = grow(this.hitStart);
@@ -225,40 +218,57 @@ class TokenScan implements TokenSink {
    * ASCII text `text[from, to)` (both cuts) found here rather than by the analyzer, which
    * then has nothing to add (no term is looked at), and a call per token and the spelling's
    * hash cost more than finding them (the ranges counted are most of a page whose words
-   * match often). The analyzer's scanner on ASCII characters (`create-analyzer.ts`): a token
-   * is a run of letters and digits, in which a `.` between two digits and a `'` between two
-   * letters join; `test/search/summary.test.ts` checks the two count alike.
+   * match often). One table step per character ({@link ASCII_STEP}) without a branch: every
+   * character's position is written where the next start goes, and the count moves on at a
+   * token's first character. A token longer than the analyzer keeps (rare) can only be where
+   * two starts are further apart than that: such a token is measured, and when one is too
+   * long the text is counted again by {@link asciiStartsExactly}.
    */
   private countAsciiTokens(text: string, from: number, to: number): void {
-    const maxLength = this.maxTokenLength;
-    let i = from;
-    while (i < to) {
-      let c = text.charCodeAt(i);
-      let kind = ASCII_CLASS[c]!;
-      if (kind === OTHER) {
-        i++;
-        continue;
-      }
-      const start = i;
-      // A joiner's right side is before `to`: the character there (a cut) is no letter or digit.
-      while (++i < to) {
-        c = text.charCodeAt(i);
-        const k = ASCII_CLASS[c]!;
-        if (k !== OTHER) {
-          kind = k;
-          continue;
-        }
-        const joins =
-          i + 1 < to &&
-          (c === 46 /* . */
-            ? (kind & DIGIT) !== 0 && (ASCII_CLASS[text.charCodeAt(i + 1)]! & DIGIT) !== 0
-            : c === 39 /* ' */ &&
-              (kind & LETTER) !== 0 &&
-              (ASCII_CLASS[text.charCodeAt(i + 1)]! & LETTER) !== 0);
-        if (!joins) break;
-      }
-      if (i - start <= maxLength) this.keep(start);
+    const back = this.mode === Mode.Back;
+    let out = back ? this.backStarts : this.starts;
+    const first = back ? this.backCount : this.kept;
+    // Two tokens are at least two characters apart; the last position is written past the last start.
+    const most = first + ((to - from + 1) >> 1) + 1;
+    if (out.length < most) {
+      out = grow(out, most);
+      if (back) this.backStarts = out;
+      else this.starts = out;
     }
+    let count = first;
+    let state = 0;
+    for (let i = from; i < to; i++) {
+      state = ASCII_STEP[(state << 7) | text.charCodeAt(i)]!;
+      out[count] = i;
+      count += state >> 3;
+      state &= 7;
+    }
+    const maxLength = this.maxTokenLength;
+    for (let j = first; j < count; j++) {
+      const start = out[j]!;
+      if (
+        (j + 1 < count ? out[j + 1]! : to) - start > maxLength &&
+        asciiTokenEnd(text, start, to) - start > maxLength
+      ) {
+        count = asciiStartsExactly(text, from, to, maxLength, out, first);
+        break;
+      }
+    }
+    if (back) {
+      this.backCount = count;
+      return;
+    }
+    // The hits among these tokens get their indexes (a hit not at a token's start would stay
+    // without one; indexHits says so).
+    let j = first;
+    while (this.nextHit < this.hits) {
+      const start = this.hitStart[this.nextHit]!;
+      if (start >= to) break;
+      while (j < count && out[j]! < start) j++;
+      if (j === count || out[j] !== start) break;
+      this.hitIndex[this.nextHit++] = j++;
+    }
+    this.kept = count;
   }
 
   /** {@link Mode.Count} and {@link Mode.Back}: the kept token at `start` (in the whole text). */
@@ -273,6 +283,96 @@ class TokenScan implements TokenSink {
     if (this.kept >= this.starts.length) this.starts = grow(this.starts, this.kept + 1);
     this.starts[this.kept++] = start;
   }
+}
+
+/**
+ * The ASCII scanner of `create-analyzer.ts` as a table: `ASCII_STEP[state << 7 | c]` is the
+ * state after the character `c`, plus {@link TOKEN_START} when `c` starts a token. A token
+ * is a run of letters and digits, in which a `.` between two digits and a `'` between two
+ * letters join. States: 0 outside a token, 1 after a letter, 2 after a digit, 3 after a `.`
+ * that follows a digit, 4 after a `'` that follows a letter (a joiner joins exactly when the
+ * next character is of its kind). `test/search/summary.test.ts` checks the two count alike.
+ */
+const ASCII_STEP: Uint8Array = (() => {
+  const table = new Uint8Array(8 << 7);
+  for (let state = 0; state < 5; state++) {
+    for (let c = 0; c < 128; c++) {
+      const k = ASCII_CLASS[c]!;
+      let next = 0;
+      let starts = false;
+      if ((k & LETTER) !== 0) {
+        next = 1;
+        starts = state !== 1 && state !== 2 && state !== 4;
+      } else if ((k & DIGIT) !== 0) {
+        next = 2;
+        starts = state !== 1 && state !== 2 && state !== 3;
+      } else if (c === 46 /* . */ && state === 2) {
+        next = 3;
+      } else if (c === 39 /* ' */ && state === 1) {
+        next = 4;
+      }
+      table[(state << 7) | c] = next | (starts ? TOKEN_START : 0);
+    }
+  }
+  return table;
+})();
+
+/** The end of the ASCII token that starts at `start` (before `to`, a cut or the text's end). */
+function asciiTokenEnd(text: string, start: number, to: number): number {
+  let state = ASCII_STEP[text.charCodeAt(start)]! & 7;
+  let i = start + 1;
+  for (; i < to; i++) {
+    const next = ASCII_STEP[(state << 7) | text.charCodeAt(i)]!;
+    if (next === 0 || next >= TOKEN_START) break;
+    state = next;
+  }
+  // A joiner that joined nothing is not the token's.
+  return state >= 3 ? i - 1 : i;
+}
+
+/**
+ * The starts of the kept tokens of the ASCII text `text[from, to)` (both cuts), written into
+ * `out` from `first`; returns where they end. The scanner's rules one token at a time, with
+ * each token's length: for texts with a token longer than `maxLength` (which is not kept).
+ */
+function asciiStartsExactly(
+  text: string,
+  from: number,
+  to: number,
+  maxLength: number,
+  out: Int32Array,
+  first: number,
+): number {
+  let count = first;
+  let i = from;
+  while (i < to) {
+    let c = text.charCodeAt(i);
+    let kind = ASCII_CLASS[c]!;
+    if (kind === OTHER) {
+      i++;
+      continue;
+    }
+    const start = i;
+    // A joiner's right side is before `to`: the character there (a cut) is no letter or digit.
+    while (++i < to) {
+      c = text.charCodeAt(i);
+      const k = ASCII_CLASS[c]!;
+      if (k !== OTHER) {
+        kind = k;
+        continue;
+      }
+      const joins =
+        i + 1 < to &&
+        (c === 46 /* . */
+          ? (kind & DIGIT) !== 0 && (ASCII_CLASS[text.charCodeAt(i + 1)]! & DIGIT) !== 0
+          : c === 39 /* ' */ &&
+            (kind & LETTER) !== 0 &&
+            (ASCII_CLASS[text.charCodeAt(i + 1)]! & LETTER) !== 0);
+      if (!joins) break;
+    }
+    if (i - start <= maxLength) out[count++] = start;
+  }
+  return count;
 }
 
 function grow(array: Int32Array, atLeast = 0): Int32Array {
@@ -323,10 +423,11 @@ function findHits(text: string, pattern: RegExp): boolean {
   let end = 0;
   pattern.lastIndex = 0;
   while (end < n) {
-    const match = pattern.exec(text);
-    if (match === null) break;
+    // `test` rather than `exec`: no match to allocate. The match holds no cut (see
+    // `summary-candidates.ts`), so its last character is in the word it starts in.
+    if (!pattern.test(text)) break;
     if (++words > maxWords) return false;
-    const at = match.index;
+    const at = pattern.lastIndex - 1;
     const from = cutBefore(text, at, end);
     end = cutAfter(text, at);
     scan.analyse(text, from, end);
@@ -436,20 +537,6 @@ const scan = new TokenScan();
 /** Distinct terms seen in one window: marks by term number, reset by a generation count. */
 let seenMarks: Int32Array = new Int32Array(64);
 let seenGeneration = 0;
-/** The candidate patterns of the last query (a page of results shares one). */
-let patternsKey = '';
-let patterns: CandidatePatterns | null = null;
-
-function patternsFor(analyzer: Analyzer, queryTerms: ReadonlySet<string>): CandidatePatterns | null {
-  const stems = analyzer.options.stem;
-  let key = stems ? 's' : 'n';
-  for (const term of queryTerms) key += '\u0000' + term;
-  if (key !== patternsKey) {
-    patterns = candidatePatterns(queryTerms, stems, MIN_PREFIX);
-    patternsKey = key;
-  }
-  return patterns;
-}
 
 /** Whether the analyzer drops no token for its term (only overlong ones): no stop words. */
 function dropsNoTerm(analyzer: Analyzer): boolean {
@@ -457,51 +544,124 @@ function dropsNoTerm(analyzer: Analyzer): boolean {
   return stopWords === false || (Array.isArray(stopWords) && stopWords.length === 0);
 }
 
+/** The table ids of a query's terms (see {@link QueryTerms.idsIn}). */
+interface QueryIds {
+  /** Ids of the query terms the table held when they were looked up. */
+  ids: number[];
+  /** How many terms the table held then: a larger id is checked by its term. */
+  knownTerms: number;
+}
+
 /**
- * A query-biased summary: the passage of about `maxChars` characters holding the most
- * distinct query terms (the start of the text when none occurs), HTML-escaped, with every
- * matched word wrapped in `<b>`. Safe to insert into HTML as is.
- *
- * Windows are {@link WINDOW_TOKENS} kept tokens (stop words do not count) starting at the
- * text's first token or at a matched one; the best has the most distinct query terms, then
- * the most matches, then comes first. Only the words where a query term can be are analysed
- * (see {@link findHits}), and the kept tokens are counted only around the matches (see
- * {@link indexHits}); the answer is the one analysing the whole text would give.
+ * The terms of one query as a summary checks tokens against them: each with a number (the
+ * `hitTerm` that tells distinct terms apart in a window), and their ids in the thread's
+ * spelling table, looked up again only when the table has grown or been replaced.
  */
-export function buildSummary(
-  text: string,
-  analyzer: Analyzer,
-  queryTerms: ReadonlySet<string>,
-  maxChars = 260,
-): string {
-  const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
-  let from: number;
-  scan.begin(analyzer, queryTerms);
-  try {
-    const candidates = patternsFor(analyzer, queryTerms);
-    // Most texts are ASCII only, where no character is a candidate by itself.
-    const ascii = candidates !== null && Buffer.byteLength(scanned) === scanned.length;
-    if (candidates !== null && findHits(scanned, ascii ? candidates.ascii : candidates.any)) {
-      scan.keptByLength = ascii && dropsNoTerm(analyzer);
-      indexHits(scanned);
-    } else {
-      // The whole text at once: hits come with their indexes.
-      scan.restart();
-      scan.openRange(0, 0);
-      scan.analyse(scanned, 0, scanned.length);
-    }
-    const best = bestWindow(scanned);
-    if (best === FIRST_TOKEN) {
-      from = firstKeptStart(scanned);
-    } else {
-      // Start a few words before the first match, at a sentence start when one is near.
-      from = scan.starts[best]!;
-      const sentence = scanned.lastIndexOf('. ', from);
-      from = sentence >= 0 && from - sentence < 80 ? sentence + 2 : leadStart(scanned, best);
-    }
-  } finally {
-    scan.end();
+class QueryTerms {
+  readonly numbers = new Map<string, number>();
+  private table: SpellingTable | null = null;
+  private ids: QueryIds = { ids: [], knownTerms: 0 };
+
+  constructor(terms: ReadonlySet<string>) {
+    for (const term of terms) this.numbers.set(term, this.numbers.size);
   }
+
+  idsIn(table: SpellingTable): QueryIds {
+    const knownTerms = table.terms.length;
+    if (table !== this.table || knownTerms !== this.ids.knownTerms) {
+      const ids: number[] = [];
+      for (const term of this.numbers.keys()) {
+        const id = table.termId(term);
+        if (id !== undefined) ids.push(id);
+      }
+      this.table = table;
+      this.ids = { ids, knownTerms };
+    }
+    return this.ids;
+  }
+}
+
+/**
+ * Query-biased summaries of the results of one query: what depends only on the query (the
+ * candidate patterns, the terms' numbers and table ids) is prepared once, for every result
+ * summarised with {@link Summarizer.summarize}. A thread builds one summary at a time; a
+ * summarizer may be used after another was (they share the thread's scan state only within
+ * one call).
+ */
+export class Summarizer {
+  private readonly query: QueryTerms;
+  private readonly keptByLength: boolean;
+  /** Undefined until the first summary; null when the whole text is analysed (see {@link candidatePatterns}). */
+  private patterns: CandidatePatterns | null | undefined = undefined;
+
+  constructor(
+    private readonly analyzer: Analyzer,
+    private readonly queryTerms: ReadonlySet<string>,
+  ) {
+    this.query = new QueryTerms(queryTerms);
+    this.keptByLength = dropsNoTerm(analyzer);
+  }
+
+  /**
+   * The summary of `text`: the passage of about `maxChars` characters holding the most
+   * distinct query terms (the start of the text when none occurs), HTML-escaped, with every
+   * matched word wrapped in `<b>`. Safe to insert into HTML as is.
+   *
+   * Windows are {@link WINDOW_TOKENS} kept tokens (stop words do not count) starting at the
+   * text's first token or at a matched one; the best has the most distinct query terms, then
+   * the most matches, then comes first. Only the words where a query term can be are
+   * analysed (see {@link findHits}), and the kept tokens are counted only around the matches
+   * (see {@link indexHits}); the answer is the one analysing the whole text would give.
+   */
+  summarize(text: string, maxChars = 260): string {
+    const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
+    if (this.patterns === undefined)
+      this.patterns = candidatePatterns(this.queryTerms, this.analyzer.options.stem, MIN_PREFIX);
+    const candidates = this.patterns;
+    let from: number;
+    scan.begin(this.analyzer, this.query);
+    try {
+      // Most texts are ASCII only, where no character is a candidate by itself.
+      const ascii = candidates !== null && Buffer.byteLength(scanned) === scanned.length;
+      if (candidates !== null && findHits(scanned, ascii ? candidates.ascii : candidates.any)) {
+        scan.keptByLength = ascii && this.keptByLength;
+        indexHits(scanned);
+      } else {
+        // The whole text at once: hits come with their indexes.
+        scan.restart();
+        scan.openRange(0, 0);
+        scan.analyse(scanned, 0, scanned.length);
+      }
+      const best = bestWindow(scanned);
+      if (best === FIRST_TOKEN) {
+        from = firstKeptStart(scanned);
+      } else {
+        // Start a few words before the first match, at a sentence start when one is near.
+        from = scan.starts[best]!;
+        const sentence = sentenceNear(scanned, from);
+        from = sentence >= 0 ? sentence + 2 : leadStart(scanned, best);
+      }
+    } finally {
+      scan.end();
+    }
+    return htmlAround(text, scanned, from, maxChars);
+  }
+}
+
+/**
+ * Where `scanned.lastIndexOf('. ', from)` is when it is less than {@link SENTENCE_REACH}
+ * characters before `from`, else -1: the search stops there rather than at the text's start.
+ */
+function sentenceNear(scanned: string, from: number): number {
+  const floor = Math.max(0, from - SENTENCE_REACH + 1);
+  for (let i = Math.min(from, scanned.length - 2); i >= floor; i--)
+    if (scanned.charCodeAt(i) === 46 /* . */ && scanned.charCodeAt(i + 1) === 32) return i;
+  return -1;
+}
+const SENTENCE_REACH = 80;
+
+/** The summary HTML of `scanned[from, …)`, about `maxChars` characters, with the hits of {@link scan} in bold. */
+function htmlAround(text: string, scanned: string, from: number, maxChars: number): string {
   const { hitStart, hitEnd, hits } = scan;
   let to = Math.min(scanned.length, from + maxChars);
   // End at a word boundary.
@@ -522,6 +682,27 @@ export function buildSummary(
   html += htmlOf(scanned, at, to);
   if (to < text.length) html += ' …';
   return html.trim();
+}
+
+/** The summarizer of the last {@link buildSummary} call's query (a page of results shares one). */
+let lastSummarizer: { analyzer: Analyzer; key: string; summarizer: Summarizer } | null = null;
+
+/**
+ * The summary of `text` for the query terms `queryTerms` (see {@link Summarizer.summarize}).
+ * Summarising several results of one query, a {@link Summarizer} prepares the query once;
+ * this keeps the last query's.
+ */
+export function buildSummary(
+  text: string,
+  analyzer: Analyzer,
+  queryTerms: ReadonlySet<string>,
+  maxChars = 260,
+): string {
+  let key = '';
+  for (const term of queryTerms) key += '\u0000' + term;
+  if (lastSummarizer === null || lastSummarizer.analyzer !== analyzer || lastSummarizer.key !== key)
+    lastSummarizer = { analyzer, key, summarizer: new Summarizer(analyzer, queryTerms) };
+  return lastSummarizer.summarizer.summarize(text, maxChars);
 }
 
 /** What {@link bestWindow} answers for the window at the text's first kept token. */

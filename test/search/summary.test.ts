@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Analyzer } from '../../src/index/analysis/analyzer.js';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 import { escapeHtml } from '../../src/escape-html.js';
-import { buildSummary } from '../../src/search/summary.js';
+import { buildSummary, Summarizer } from '../../src/search/summary.js';
 
 /**
  * The summary as first written (every token of the text analysed into objects, each window
@@ -385,5 +385,41 @@ describe('buildSummary', () => {
     const analyzer = createAnalyzer({});
     assert.equal(buildSummary('First words here.', analyzer, new Set(['absent'])), 'First words here.');
     assert.equal(buildSummary('', analyzer, new Set(['absent'])), '');
+  });
+});
+
+describe('Summarizer', () => {
+  it('gives each page its own summary, for pages in any order and beside other queries', () => {
+    const analyzer = createAnalyzer({ stem: true });
+    const next = random(4242);
+    const texts = Array.from({ length: 40 }, (_, i) => textOf(next, i % 10 === 0 ? 3000 : 20 + i * 10));
+    const queries = ['protocol window', 'congestion', "don't RFC 3.14", 'packets routing security'].map(
+      (q) => new Set(analyzer.terms(q)),
+    );
+    const summarizers = queries.map((terms) => new Summarizer(analyzer, terms));
+    // Pages of the queries taking turns, each summarizer used again after the others.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < texts.length; i++) {
+        const q = (i + round) % queries.length;
+        const maxChars = i % 3 === 0 ? 120 : 260;
+        assert.equal(
+          summarizers[q]!.summarize(texts[i]!, maxChars),
+          referenceSummary(texts[i]!, analyzer, queries[q]!, maxChars),
+          `round ${round}, text ${i}, query ${q}`,
+        );
+      }
+    }
+  });
+
+  it('finds a query term whose spelling the thread met only after the summarizer was made', () => {
+    const analyzer = createAnalyzer({ stem: true });
+    const word = 'zqxjvwords';
+    const summarizer = new Summarizer(analyzer, new Set(analyzer.terms(word)));
+    // The first text does not hold the term: the spelling table has not met it yet.
+    assert.equal(summarizer.summarize('Nothing to see here.'), 'Nothing to see here.');
+    // Another query's summary meets the spelling first (the table learns its term then).
+    const other = new Summarizer(analyzer, new Set(analyzer.terms(`other ${word}`)));
+    other.summarize(`other text with ${word} in it`);
+    assert.equal(summarizer.summarize(`A text with ${word} in it.`), `A text with <b>${word}</b> in it.`);
   });
 });
