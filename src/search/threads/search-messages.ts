@@ -71,6 +71,15 @@ export interface SearchTaskMessage {
   readonly explain: boolean;
   /** How the result packet comes back (see {@link AnswerForm}). */
   readonly form: AnswerForm;
+  /**
+   * What the thread learns (or drops) before it runs the task; null for most tasks, which
+   * only name what the thread holds (a smaller message: cloned, and read, faster).
+   */
+  readonly learn: ThreadLearning | null;
+}
+
+/** What a task brings new to a thread, and what the thread may drop. */
+export interface ThreadLearning {
   /** Settings the thread has not seen yet. */
   readonly settings: readonly ThreadSettings[];
   /** Generations the thread has not seen yet. */

@@ -450,29 +450,31 @@ export class SearchThreadPool {
       schemas.push({ id: schemaId, options: view.schema.options });
     }
     const { params, maxPrefixTerms, explain, form } = task.task;
+    // First: what the thread has not seen is gathered as they are named.
+    const settingsId = settingsRef(view.settings);
+    const members = view.members.map((member) => ({
+      name: member.name,
+      settingsId: settingsRef(member.settings),
+      pointId: pointRef(member.searcher.generations as readonly LiveGeneration[]),
+    }));
     return {
       type: 'search',
       taskId: task.taskId,
       params,
       collection: view.collection,
       isMeta: view.isMeta,
-      settingsId: settingsRef(view.settings),
-      members: view.members.map((member) => ({
-        name: member.name,
-        settingsId: settingsRef(member.settings),
-        pointId: pointRef(member.searcher.generations as readonly LiveGeneration[]),
-      })),
+      settingsId,
+      members,
       schemaId,
       deadline: task.deadline,
       maxPrefixTerms,
       explain: explain === true,
       form: form ?? 'object',
-      settings,
-      generations,
-      points,
-      dropPoints,
-      schemas,
-      resetSchemas,
+      learn:
+        settings.length + generations.length + points.length + dropPoints.length + schemas.length > 0 ||
+        resetSchemas
+          ? { settings, generations, points, dropPoints, schemas, resetSchemas }
+          : null,
     };
   }
 

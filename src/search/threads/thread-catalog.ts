@@ -5,7 +5,12 @@ import { KilledBits } from '../../index/generation/killed-bits.js';
 import { LiveGeneration } from '../../index/generation/live-generation.js';
 import { Schema, type SchemaOptions } from '../../index/schema.js';
 import type { SearchMember, SearchView } from '../run-search.js';
-import type { SearchTaskMessage, ThreadGeneration, ThreadSettings } from './search-messages.js';
+import type {
+  SearchTaskMessage,
+  ThreadGeneration,
+  ThreadLearning,
+  ThreadSettings,
+} from './search-messages.js';
 
 /** Distinct schemas kept resolved per thread (one per analysis in use). */
 const SCHEMA_CACHE_ENTRIES = 64;
@@ -28,12 +33,7 @@ export class ThreadCatalog {
 
   /** Learns what the task brings new (and drops what it says), then builds its view. */
   viewOf(task: SearchTaskMessage): SearchView {
-    for (const id of task.dropPoints) this.points.delete(id);
-    for (const shared of task.generations) this.addGeneration(shared);
-    for (const settings of task.settings) this.addSettings(settings);
-    if (task.resetSchemas) this.schemasById.clear();
-    for (const schema of task.schemas) this.schemasById.set(schema.id, this.schemaFor(schema.options));
-    for (const point of task.points) this.points.set(point.id, this.pointSearcher(point.generations));
+    if (task.learn !== null) this.learn(task.learn);
     const members: SearchMember[] = task.members.map((member) => ({
       name: member.name,
       settings: this.settingsOf(member.settingsId),
@@ -46,6 +46,15 @@ export class ThreadCatalog {
       members,
       schema: this.schemaOf(task.schemaId),
     };
+  }
+
+  private learn(learn: ThreadLearning): void {
+    for (const id of learn.dropPoints) this.points.delete(id);
+    for (const shared of learn.generations) this.addGeneration(shared);
+    for (const settings of learn.settings) this.addSettings(settings);
+    if (learn.resetSchemas) this.schemasById.clear();
+    for (const schema of learn.schemas) this.schemasById.set(schema.id, this.schemaFor(schema.options));
+    for (const point of learn.points) this.points.set(point.id, this.pointSearcher(point.generations));
   }
 
   /** Closes the readers of generations the event loop closed, and drops the points in time that read them. */
