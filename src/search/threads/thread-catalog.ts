@@ -48,6 +48,7 @@ export class ThreadCatalog {
     };
   }
 
+  /** Takes in what a task teaches, drops first what it says to drop. */
   private learn(learn: ThreadLearning): void {
     for (const id of learn.dropPoints) this.points.delete(id);
     for (const shared of learn.generations) this.addGeneration(shared);
@@ -64,11 +65,6 @@ export class ThreadCatalog {
       this.readers.get(id)?.reader.close();
       this.readers.delete(id);
     }
-  }
-
-  /** Points in time this thread holds (tests). */
-  get heldPoints(): number[] {
-    return [...this.points.keys()];
   }
 
   /** What a member searches at one point in time: its generations, with the killed bits of then. */
