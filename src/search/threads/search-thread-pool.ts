@@ -236,10 +236,7 @@ export class SearchThreadPool {
         );
         return;
       }
-      pending.timer = setTimeout(
-        () => this.timeOut(pending),
-        Math.max(0, task.deadline - nowEpochMs()) + ANSWER_GRACE_MS,
-      );
+      pending.timer = setTimeout(() => this.timeOut(pending), answerWait(task.deadline));
       if (thread !== null) void this.dispatch(thread, pending);
       else this.queue.push(pending);
     });
@@ -332,10 +329,7 @@ export class SearchThreadPool {
         task.deadline += performance.now() - waited;
         if (!task.settled) {
           if (task.timer !== undefined) clearTimeout(task.timer);
-          task.timer = setTimeout(
-            () => this.timeOut(task),
-            Math.max(0, task.deadline - nowEpochMs()) + ANSWER_GRACE_MS,
-          );
+          task.timer = setTimeout(() => this.timeOut(task), answerWait(task.deadline));
         }
       }
       opened = await task.task.open();
@@ -598,6 +592,15 @@ export class SearchThreadPool {
       // An observer's failure must not break the pool.
     }
   }
+}
+
+/**
+ * How long a query's answer is waited for: until its deadline and the grace after it, in
+ * whole milliseconds (Node keeps one timer list per distinct delay: queries with the same
+ * budget share one, instead of a list made and dropped per query; at most 1 ms later).
+ */
+function answerWait(deadline: number): number {
+  return Math.ceil(Math.max(0, deadline - nowEpochMs()) + ANSWER_GRACE_MS);
 }
 
 /** True when every generation of the view was opened to be shared with threads. */
