@@ -49,6 +49,10 @@ export interface CandidatePatterns {
   ascii: RegExp;
   /** For any text: spelling prefixes, apostrophes and every character outside ASCII. */
   any: RegExp;
+  /** For a text of ASCII characters only whose apostrophes are found apart: spelling prefixes. */
+  prefixes: RegExp;
+  /** The spelling prefixes (each of at least `minPrefix` characters, all ASCII). */
+  spellingPrefixes: string[];
 }
 
 /**
@@ -76,11 +80,13 @@ export function candidatePatterns(
     prefixes.add(prefix);
   }
   // A prefix that another one starts with adds no candidate.
-  const alternatives = [...prefixes]
-    .filter((p) => ![...prefixes].some((q) => q !== p && p.startsWith(q)))
-    .map((p) => p.replaceAll('.', '\\.'));
+  const shortest = [...prefixes].filter((p) => ![...prefixes].some((q) => q !== p && p.startsWith(q)));
+  const alternatives = shortest.map((p) => p.replaceAll('.', '\\.'));
   return {
     ascii: new RegExp([...alternatives, "'"].join('|'), 'gi'),
     any: new RegExp([...alternatives, '[^\\x00-\\x26\\x28-\\x7f]'].join('|'), 'gi'),
+    // With no prefix, a pattern that matches nothing.
+    prefixes: new RegExp(alternatives.length > 0 ? alternatives.join('|') : '[]', 'gi'),
+    spellingPrefixes: shortest,
   };
 }

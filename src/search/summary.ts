@@ -1,8 +1,15 @@
 import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
-import { ASCII_CLASS, DIGIT, LETTER, OTHER } from '../index/analysis/char-class.js';
+import { ASCII_CLASS, OTHER } from '../index/analysis/char-class.js';
 import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
 import { escapeHtml, HTML_ESCAPES } from '../escape-html.js';
 import { isWideSpace } from '../whitespace.js';
+import {
+  ASCII_STEP,
+  asciiStartsExactly,
+  asciiTokenEnd,
+  forEachAsciiToken,
+  type AsciiTokenSink,
+} from './ascii-tokens.js';
 import { candidatePatterns, type CandidatePatterns } from './summary-candidates.js';
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
@@ -30,9 +37,6 @@ const MIN_PREFIX = 2;
 const MIN_WORDS = 16;
 const CHARS_PER_WORD = 64;
 
-/** Added to a state of {@link ASCII_STEP} when the character starts a token. */
-const TOKEN_START = 8;
-
 /** What {@link TokenScan} does with the tokens the analyzer reports. */
 const enum Mode {
   /** Finds the query terms among them (and counts every kept token). */
@@ -55,7 +59,7 @@ const enum Mode {
  *   inside a range, and far enough apart between ranges that no window reaches from one to
  *   the next (each range goes on for a window past its last hit).
  */
-class TokenScan implements TokenSink {
+class TokenScan implements TokenSink, AsciiTokenSink {
   mode = Mode.Hits;
   /** Start of every kept token counted, by index. */
   starts: Int32Array = new Int32Array(4096);
@@ -156,6 +160,15 @@ class TokenScan implements TokenSink {
     this.analyzer!.forEachToken(from === 0 && to === text.length ? text : text.substring(from, to), 0, this);
   }
 
+  /**
+   * {@link Mode.Hits} in an ASCII text: the tokens of `text[from, to)` (both cuts) found
+   * without the analyzer, with what it would report for them (see `ascii-tokens.ts`).
+   */
+  analyseAscii(text: string, from: number, to: number): void {
+    this.offset = 0;
+    forEachAsciiToken(text, from, to, this);
+  }
+
   /** Collects the starts of the kept tokens of `text[from, to)` (both cuts) into `backStarts`. */
   collectStarts(text: string, from: number, to: number): void {
     const mode = this.mode;
@@ -224,7 +237,7 @@ class TokenScan implements TokenSink {
    * two starts are further apart than that: such a token is measured, and when one is too
    * long the text is counted again by {@link asciiStartsExactly}.
    */
-  private countAsciiTokens(text: string, from: number, to: number): void {
+  countAsciiTokens(text: string, from: number, to: number): void {
     const back = this.mode === Mode.Back;
     let out = back ? this.backStarts : this.starts;
     const first = back ? this.backCount : this.kept;
@@ -285,96 +298,6 @@ class TokenScan implements TokenSink {
   }
 }
 
-/**
- * The ASCII scanner of `create-analyzer.ts` as a table: `ASCII_STEP[state << 7 | c]` is the
- * state after the character `c`, plus {@link TOKEN_START} when `c` starts a token. A token
- * is a run of letters and digits, in which a `.` between two digits and a `'` between two
- * letters join. States: 0 outside a token, 1 after a letter, 2 after a digit, 3 after a `.`
- * that follows a digit, 4 after a `'` that follows a letter (a joiner joins exactly when the
- * next character is of its kind). `test/search/summary.test.ts` checks the two count alike.
- */
-const ASCII_STEP: Uint8Array = (() => {
-  const table = new Uint8Array(8 << 7);
-  for (let state = 0; state < 5; state++) {
-    for (let c = 0; c < 128; c++) {
-      const k = ASCII_CLASS[c]!;
-      let next = 0;
-      let starts = false;
-      if ((k & LETTER) !== 0) {
-        next = 1;
-        starts = state !== 1 && state !== 2 && state !== 4;
-      } else if ((k & DIGIT) !== 0) {
-        next = 2;
-        starts = state !== 1 && state !== 2 && state !== 3;
-      } else if (c === 46 /* . */ && state === 2) {
-        next = 3;
-      } else if (c === 39 /* ' */ && state === 1) {
-        next = 4;
-      }
-      table[(state << 7) | c] = next | (starts ? TOKEN_START : 0);
-    }
-  }
-  return table;
-})();
-
-/** The end of the ASCII token that starts at `start` (before `to`, a cut or the text's end). */
-function asciiTokenEnd(text: string, start: number, to: number): number {
-  let state = ASCII_STEP[text.charCodeAt(start)]! & 7;
-  let i = start + 1;
-  for (; i < to; i++) {
-    const next = ASCII_STEP[(state << 7) | text.charCodeAt(i)]!;
-    if (next === 0 || next >= TOKEN_START) break;
-    state = next;
-  }
-  // A joiner that joined nothing is not the token's.
-  return state >= 3 ? i - 1 : i;
-}
-
-/**
- * The starts of the kept tokens of the ASCII text `text[from, to)` (both cuts), written into
- * `out` from `first`; returns where they end. The scanner's rules one token at a time, with
- * each token's length: for texts with a token longer than `maxLength` (which is not kept).
- */
-function asciiStartsExactly(
-  text: string,
-  from: number,
-  to: number,
-  maxLength: number,
-  out: Int32Array,
-  first: number,
-): number {
-  let count = first;
-  let i = from;
-  while (i < to) {
-    let c = text.charCodeAt(i);
-    let kind = ASCII_CLASS[c]!;
-    if (kind === OTHER) {
-      i++;
-      continue;
-    }
-    const start = i;
-    // A joiner's right side is before `to`: the character there (a cut) is no letter or digit.
-    while (++i < to) {
-      c = text.charCodeAt(i);
-      const k = ASCII_CLASS[c]!;
-      if (k !== OTHER) {
-        kind = k;
-        continue;
-      }
-      const joins =
-        i + 1 < to &&
-        (c === 46 /* . */
-          ? (kind & DIGIT) !== 0 && (ASCII_CLASS[text.charCodeAt(i + 1)]! & DIGIT) !== 0
-          : c === 39 /* ' */ &&
-            (kind & LETTER) !== 0 &&
-            (ASCII_CLASS[text.charCodeAt(i + 1)]! & LETTER) !== 0);
-      if (!joins) break;
-    }
-    if (i - start <= maxLength) out[count++] = start;
-  }
-  return count;
-}
-
 function grow(array: Int32Array, atLeast = 0): Int32Array {
   const bigger = new Int32Array(Math.max(array.length * 2, atLeast));
   bigger.set(array);
@@ -411,29 +334,69 @@ function cutAfter(text: string, at: number): number {
 /**
  * Finds the hits of `text` into {@link scan}: every place `pattern` finds (where a query term
  * can be, see `summary-candidates.ts`) is inside a word between two cuts, and only those
- * words are analysed. Their other tokens are counted meanwhile, but not kept
- * ({@link indexHits} counts again, in ranges). False when the words found are so many
- * (text in a language with accents, say) that analysing each on its own would cost more than
- * analysing the whole text: nothing is found then.
+ * words are analysed. In an ASCII text `pattern` finds only spelling prefixes and the
+ * apostrophes are found apart (`indexOf`: an alternative for them costs a regular expression
+ * about twice the time), the two taking turns in the text's order. The words' other tokens
+ * are counted meanwhile, but not kept ({@link indexHits} counts again, in ranges). False
+ * when the words found are so many (text in a language with accents, say) that analysing
+ * each on its own would cost more than analysing the whole text: nothing is found then.
  */
-function findHits(text: string, pattern: RegExp): boolean {
+function findHits(text: string, pattern: RegExp, ascii: boolean): boolean {
   const n = text.length;
   const maxWords = MIN_WORDS + n / CHARS_PER_WORD;
   let words = 0;
   let end = 0;
-  pattern.lastIndex = 0;
+  // The next place each search found (at or past `end` once searched again), -1 when none is left.
+  let match = -2;
+  let quote = ascii ? -2 : -1;
   while (end < n) {
-    // `test` rather than `exec`: no match to allocate. The match holds no cut (see
-    // `summary-candidates.ts`), so its last character is in the word it starts in.
-    if (!pattern.test(text)) break;
+    if (match !== -1 && match < end) {
+      pattern.lastIndex = end;
+      // `test` rather than `exec`: no match to allocate. The match holds no cut (see
+      // `summary-candidates.ts`), so its last character is in the word it starts in.
+      match = pattern.test(text) ? pattern.lastIndex - 1 : -1;
+    }
+    if (quote !== -1 && quote < end) quote = text.indexOf("'", end);
+    const at = match === -1 ? quote : quote === -1 || match < quote ? match : quote;
+    if (at === -1) break;
     if (++words > maxWords) return false;
-    const at = pattern.lastIndex - 1;
     const from = cutBefore(text, at, end);
     end = cutAfter(text, at);
-    scan.analyse(text, from, end);
-    pattern.lastIndex = end;
+    if (ascii) scan.analyseAscii(text, from, end);
+    else scan.analyse(text, from, end);
   }
   return true;
+}
+
+/**
+ * Finds the hits of the ASCII text `text`, for an analyzer that drops no token for its term,
+ * in one pass: every kept token is counted (one range, see {@link TokenScan.countAsciiTokens}),
+ * and only the tokens whose first two characters (an apostrophe aside, lower-cased) start a
+ * spelling prefix (`firstPairs`, see {@link Summarizer}) are looked at: a token whose term is
+ * a query term starts with its spelling prefix (see `summary-candidates.ts`). For texts where
+ * the candidate words are too many for {@link findHits}.
+ */
+function findHitsAscii(text: string, firstPairs: Uint8Array): void {
+  const n = text.length;
+  scan.restart();
+  scan.keptByLength = true;
+  scan.openRange(0, 0);
+  scan.mode = Mode.Count;
+  scan.countAsciiTokens(text, 0, n);
+  scan.mode = Mode.Hits;
+  const kept = scan.kept;
+  const starts = scan.starts;
+  for (let j = 0; j < kept; j++) {
+    const start = starts[j]!;
+    let second = text.charCodeAt(start + 1);
+    if (second === 39 /* ' */) second = text.charCodeAt(start + 2);
+    // Past the text's end charCodeAt is NaN, and NaN | 32 is a space.
+    if (firstPairs[((text.charCodeAt(start) | 32) << 7) | ((second | 32) & 127)] === 0) continue;
+    // Analysed as the kept token of index j (it is one already: the scan writes its start again).
+    scan.kept = j;
+    scan.analyseAscii(text, start, asciiTokenEnd(text, start, n));
+  }
+  scan.kept = kept;
 }
 
 /**
@@ -538,6 +501,28 @@ const scan = new TokenScan();
 let seenMarks: Int32Array = new Int32Array(64);
 let seenGeneration = 0;
 
+/**
+ * Candidate patterns of recent queries, most recent last: a query asked again (a popular one,
+ * the next page) reuses its regular expressions and the code V8 compiled for them, which
+ * costs more than a page of summaries' searches when compiled anew.
+ */
+const recentPatterns = new Map<string, CandidatePatterns | null>();
+const RECENT_PATTERNS = 64;
+
+function patternsFor(terms: ReadonlySet<string>, stems: boolean): CandidatePatterns | null {
+  let key = stems ? 's' : 'n';
+  for (const term of terms) key += '\u0000' + term;
+  let patterns = recentPatterns.get(key);
+  if (patterns === undefined) {
+    patterns = candidatePatterns(terms, stems, MIN_PREFIX);
+    if (recentPatterns.size >= RECENT_PATTERNS) recentPatterns.delete(recentPatterns.keys().next().value!);
+  } else {
+    recentPatterns.delete(key);
+  }
+  recentPatterns.set(key, patterns);
+  return patterns;
+}
+
 /** Whether the analyzer drops no token for its term (only overlong ones): no stop words. */
 function dropsNoTerm(analyzer: Analyzer): boolean {
   const stopWords = analyzer.options.stopWords;
@@ -593,6 +578,8 @@ export class Summarizer {
   private readonly keptByLength: boolean;
   /** Undefined until the first summary; null when the whole text is analysed (see {@link candidatePatterns}). */
   private patterns: CandidatePatterns | null | undefined = undefined;
+  /** 1 at `c0 << 7 | c1` for the first two characters of each spelling prefix, lower-cased (`| 32`). */
+  private firstPairs: Uint8Array | null = null;
 
   constructor(
     private readonly analyzer: Analyzer,
@@ -615,17 +602,18 @@ export class Summarizer {
    */
   summarize(text: string, maxChars = 260): string {
     const scanned = text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text;
-    if (this.patterns === undefined)
-      this.patterns = candidatePatterns(this.queryTerms, this.analyzer.options.stem, MIN_PREFIX);
+    if (this.patterns === undefined) this.patterns = patternsFor(this.queryTerms, this.analyzer.options.stem);
     const candidates = this.patterns;
     let from: number;
     scan.begin(this.analyzer, this.query);
     try {
       // Most texts are ASCII only, where no character is a candidate by itself.
       const ascii = candidates !== null && Buffer.byteLength(scanned) === scanned.length;
-      if (candidates !== null && findHits(scanned, ascii ? candidates.ascii : candidates.any)) {
+      if (candidates !== null && findHits(scanned, ascii ? candidates.prefixes : candidates.any, ascii)) {
         scan.keptByLength = ascii && this.keptByLength;
         indexHits(scanned);
+      } else if (candidates !== null && ascii && this.keptByLength) {
+        findHitsAscii(scanned, this.firstPairsOf(candidates));
       } else {
         // The whole text at once: hits come with their indexes.
         scan.restart();
@@ -645,6 +633,17 @@ export class Summarizer {
       scan.end();
     }
     return htmlAround(text, scanned, from, maxChars);
+  }
+
+  private firstPairsOf(candidates: CandidatePatterns): Uint8Array {
+    if (this.firstPairs === null) {
+      const pairs = new Uint8Array(128 << 7);
+      // Every prefix has at least MIN_PREFIX (2) characters, all ASCII.
+      for (const prefix of candidates.spellingPrefixes)
+        pairs[((prefix.charCodeAt(0) | 32) << 7) | (prefix.charCodeAt(1) | 32)] = 1;
+      this.firstPairs = pairs;
+    }
+    return this.firstPairs;
   }
 }
 

@@ -411,6 +411,53 @@ describe('Summarizer', () => {
     }
   });
 
+  it('answers as the reference summary when the words to look at are too many for one at a time', () => {
+    // `th` starts most of these words: an ASCII text is then counted whole, and only the
+    // words starting like a query term are looked at.
+    const words = [
+      'the',
+      'The',
+      'THE',
+      'that',
+      'this',
+      'then',
+      "th'e",
+      "t'he",
+      "T'HE",
+      "they're",
+      'thé',
+      'other',
+      'to',
+      'a',
+      '3.14',
+    ];
+    const many = [...words, 'x'.repeat(7), 'y'.repeat(140), 'protocol', 'theory', 'thermal'];
+    const gaps = [' ', ' ', '. ', ', ', '\n   ', "'", '.', '-'];
+    for (const [name, analyzer] of [
+      ['plain', createAnalyzer({})],
+      ['stemming', createAnalyzer({ stem: true })],
+      ['tokens up to 6', createAnalyzer({ stem: true, maxTokenLength: 6 })],
+      ['no folding', createAnalyzer({ caseFold: false, foldDiacritics: false })],
+    ] as const) {
+      const next = random(name.length * 31337);
+      for (let sample = 0; sample < 100; sample++) {
+        let text = '';
+        const count = sample % 10 === 0 ? 4000 : 50 + Math.floor(next() * 600);
+        // Some texts ASCII only, some with an accent (the analyzer then reads everything).
+        const list = sample % 4 === 0 ? many : many.filter((w) => w !== 'thé');
+        for (let i = 0; i < count; i++)
+          text += list[Math.floor(next() * list.length)]! + gaps[Math.floor(next() * gaps.length)]!;
+        const query = ['the', 'the protocol', "they're theory", 'thermal 3.14', 'THE'][sample % 5]!;
+        const summarizer = new Summarizer(analyzer, new Set(analyzer.terms(query)));
+        assert.equal(
+          summarizer.summarize(text),
+          referenceSummary(text, analyzer, new Set(analyzer.terms(query))),
+          `${name}: text ${sample} (${count} words), query ${query}`,
+        );
+      }
+    }
+  });
+
   it('finds a query term whose spelling the thread met only after the summarizer was made', () => {
     const analyzer = createAnalyzer({ stem: true });
     const word = 'zqxjvwords';

@@ -69,7 +69,8 @@ class TermEmitter implements TokenSink {
 
 // Token flags, beside the class bits LETTER, DIGIT and UPPER the scanner ORs in.
 const NON_ASCII = 128;
-const JOINED_APOSTROPHE = 256;
+/** Token flag: the token holds an apostrophe between two letters (`don't`). */
+export const JOINED_APOSTROPHE = 256;
 const WORD = LETTER | DIGIT;
 
 const DEFAULT_MAX_TOKEN_LENGTH = 128;

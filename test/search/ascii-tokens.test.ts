@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
+import {
+  ASCII_STEP,
+  asciiStartsExactly,
+  asciiTokenEnd,
+  forEachAsciiToken,
+  TOKEN_START,
+} from '../../src/search/ascii-tokens.js';
+
+/** A deterministic pseudo-random source (tests must be repeatable). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+// Words where the scanner's joiners decide what a token is, and long tokens.
+const WORDS = [
+  "don't",
+  "DON'T",
+  "a'1",
+  "1'a",
+  "a''b",
+  "it's'",
+  '3.14',
+  '1.2.3',
+  '1..2',
+  'v1.2',
+  'x.y',
+  '1.',
+  '.5',
+  'a.1',
+  "'quoted'",
+  'Protocol',
+  'TCP/IP',
+  'under_score',
+  'x'.repeat(7),
+  'y'.repeat(140),
+];
+const GAPS = [' ', ' ', '. ', '.', "'", '-', '/', '\n', ' '.repeat(40), '', '"', '<', '~'];
+
+function textOf(next: () => number): string {
+  let text = '';
+  const words = Math.floor(next() * 300);
+  for (let i = 0; i < words; i++)
+    text += WORDS[Math.floor(next() * WORDS.length)]! + GAPS[Math.floor(next() * GAPS.length)]!;
+  return text;
+}
+
+interface Reported {
+  start: number;
+  end: number;
+  kind: number;
+  hash: number;
+}
+
+describe('ASCII tokens', () => {
+  const analyzer = createAnalyzer({});
+  const analyzerTokens = (text: string): Reported[] => {
+    const out: Reported[] = [];
+    analyzer.forEachToken(text, 0, {
+      token: (_text, start, end, kind, hash) => out.push({ start, end, kind, hash }),
+    });
+    return out;
+  };
+
+  it('reports the tokens, kinds and spelling hashes the analyzer reports', () => {
+    const next = random(7);
+    for (let sample = 0; sample < 300; sample++) {
+      const text = textOf(next);
+      const ours: Reported[] = [];
+      forEachAsciiToken(text, 0, text.length, {
+        token: (_text, start, end, kind, hash) => ours.push({ start, end, kind, hash }),
+      });
+      assert.deepEqual(ours, analyzerTokens(text), `text ${sample}: ${JSON.stringify(text.slice(0, 200))}`);
+    }
+  });
+
+  it('finds where tokens start and end, and leaves out the tokens longer than kept', () => {
+    const next = random(11);
+    for (let sample = 0; sample < 300; sample++) {
+      const text = textOf(next);
+      const tokens = analyzerTokens(text);
+      // The table, one character at a time: a start where it says so.
+      const starts: number[] = [];
+      let state = 0;
+      for (let i = 0; i < text.length; i++) {
+        state = ASCII_STEP[(state << 7) | text.charCodeAt(i)]!;
+        if (state >= TOKEN_START) starts.push(i);
+        state &= 7;
+      }
+      assert.deepEqual(
+        starts,
+        tokens.map((t) => t.start),
+        `text ${sample}`,
+      );
+      for (const t of tokens) assert.equal(asciiTokenEnd(text, t.start, text.length), t.end);
+      for (const maxLength of [6, 128]) {
+        const out = new Int32Array(text.length + 2);
+        const count = asciiStartsExactly(text, 0, text.length, maxLength, out, 1);
+        assert.deepEqual(
+          [...out.subarray(1, count)],
+          tokens.filter((t) => t.end - t.start <= maxLength).map((t) => t.start),
+          `text ${sample}, tokens up to ${maxLength}`,
+        );
+      }
+    }
+  });
+});
