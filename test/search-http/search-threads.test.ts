@@ -287,3 +287,46 @@ describe('search threads: points in time named by id', () => {
     assert.equal(stats.TotQueries, 2 * (DOCUMENTS + 1), 'every query ran on the thread');
   });
 });
+
+describe('search threads: a meta collection of more members than a thread keeps points in time', () => {
+  // One more than the points a thread keeps (16): the first query teaches all, past the limit.
+  const MEMBERS = Array.from({ length: 17 }, (_, n) => `m${n}`);
+  let t: TestApp;
+  before(async () => {
+    t = await testApp(MEMBERS, { searchThreads: 1 });
+    for (const name of MEMBERS)
+      await pushAndCommit(t.app, name, [{ key: `http://example.com/${name}`, body: `common ${name}` }]);
+    t.manager.create('all', 'meta', MEMBERS);
+  });
+  after(() => t.close());
+
+  const remove = async (name: string) => {
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: route('v2', name, `/documents?key=${encodeURIComponent(`http://example.com/${name}`)}`),
+      headers: { authorization: ADMIN_AUTH },
+    });
+    assert.equal(removed.statusCode, 200, removed.body);
+    const committed = await t.app.inject({
+      method: 'POST',
+      url: route('v2', name, '/commit'),
+      headers: { authorization: ADMIN_AUTH },
+    });
+    assert.equal(committed.statusCode, 200, committed.body);
+  };
+  const found = async () =>
+    urls(await searchJson(t.app, { collection: 'all', query: 'common', num_ranks: '50' })).sort();
+
+  it('answers every member each time, while members change one by one', async () => {
+    const live = new Set(MEMBERS);
+    const expected = () => [...live].map((name) => `http://example.com/${name}`).sort();
+    assert.deepEqual(await found(), expected());
+    // The last member changes: the points the task reads that the thread held are kept, whatever their age.
+    for (const name of ['m16', 'm0', 'm9']) {
+      await remove(name);
+      live.delete(name);
+      assert.deepEqual(await found(), expected(), `after ${name} changed`);
+    }
+    assert.equal(t.searchService.threads!.stats().TotThreadFailures, 0);
+  });
+});
