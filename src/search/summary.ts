@@ -675,7 +675,7 @@ function htmlAround(text: string, scanned: string, from: number, maxChars: numbe
     const end = hitEnd[h]!;
     if (start < from || end > to) continue;
     // A matched word keeps its characters (a token may hold a byte-order mark, which is white space).
-    html += htmlOf(scanned, at, start) + '<b>' + escapeHtml(scanned.slice(start, end)) + '</b>';
+    html += htmlOf(scanned, at, start) + '<b>' + wordHtml(scanned, start, end) + '</b>';
     at = end;
   }
   html += htmlOf(scanned, at, to);
@@ -761,6 +761,19 @@ for (const c of [9, 10, 11, 12, 13, 32]) ASCII_OUTPUT[c] = SPACE;
 for (const [character, entity] of Object.entries(HTML_ESCAPES)) {
   ASCII_OUTPUT[character.charCodeAt(0)] = ESCAPED;
   ENTITIES[character.charCodeAt(0)] = entity;
+}
+
+/**
+ * `escapeHtml(text.slice(from, to))` for a matched word, which keeps its characters (white
+ * space too: a token may hold a byte-order mark): the slice itself unless it holds a
+ * character to escape (most words hold none).
+ */
+function wordHtml(text: string, from: number, to: number): string {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && ASCII_OUTPUT[c] === ESCAPED) return escapeHtml(text.slice(from, to));
+  }
+  return text.slice(from, to);
 }
 
 function isSpace(c: number): boolean {
