@@ -8,15 +8,7 @@ import {
   forEachAsciiToken,
   TOKEN_START,
 } from '../../src/search/ascii-tokens.js';
-
-/** A deterministic pseudo-random source (tests must be repeatable). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
+import { seededRandom } from '../support/seeded-random.js';
 
 // Words where the scanner's joiners decide what a token is, and long tokens.
 const WORDS = [
@@ -69,7 +61,7 @@ describe('ASCII tokens', () => {
   };
 
   it('reports the tokens, kinds and spelling hashes the analyzer reports', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let sample = 0; sample < 300; sample++) {
       const text = textOf(next);
       const ours: Reported[] = [];
@@ -81,7 +73,7 @@ describe('ASCII tokens', () => {
   });
 
   it('finds where tokens start and end, and leaves out the tokens longer than kept', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     for (let sample = 0; sample < 300; sample++) {
       const text = textOf(next);
       const tokens = analyzerTokens(text);

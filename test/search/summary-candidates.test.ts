@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { stemmer } from 'stemmer';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 import { candidatePatterns, spellingPrefix } from '../../src/search/summary-candidates.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /** Word bases: short and long, vowel and consonant endings, a leading `y`. */
 const BASES = [
@@ -132,22 +133,13 @@ const SUFFIXES = [
   'ently',
 ];
 
-/** A deterministic pseudo-random source (tests must be repeatable). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 describe('spellingPrefix', () => {
   it('is a prefix of every lower-case word whose stem is the term (the pinned stemmer)', () => {
     const words = new Set<string>();
     for (const base of BASES)
       for (const first of SUFFIXES) for (const second of SUFFIXES) words.add(base + first + second);
     // Random words over the letters Porter's rules look at.
-    const next = random(19);
+    const next = seededRandom(19);
     const letters = 'aeiouybcdglmnrstvz';
     for (let i = 0; i < 200_000; i++) {
       let word = '';

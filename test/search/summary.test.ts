@@ -4,6 +4,7 @@ import type { Analyzer } from '../../src/index/analysis/analyzer.js';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 import { escapeHtml } from '../../src/escape-html.js';
 import { buildSummary, Summarizer } from '../../src/search/summary.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /**
  * The summary as first written (every token of the text analysed into objects, each window
@@ -69,15 +70,6 @@ function referenceSummary(
   return parts.join('').trim();
 }
 
-/** A deterministic pseudo-random source (tests must be repeatable). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 const WORDS = [
   'the',
   'of',
@@ -135,7 +127,7 @@ describe('buildSummary', () => {
   ];
   for (const [name, analyzer] of analyzers) {
     it(`answers as the reference summary on generated texts (${name})`, () => {
-      const next = random(name.length * 7919);
+      const next = seededRandom(name.length * 7919);
       for (let sample = 0; sample < 400; sample++) {
         // Short texts, page-sized ones and some past the 20,000 characters scanned.
         const words = sample % 20 === 0 ? 5000 : Math.floor(next() * 600);
@@ -207,7 +199,7 @@ describe('buildSummary', () => {
       ['tokens up to 6', createAnalyzer({ stem: true, maxTokenLength: 6 })],
     ];
     for (const [name, analyzer] of tricky) {
-      const next = random(name.length * 104729);
+      const next = seededRandom(name.length * 104729);
       for (let sample = 0; sample < 300; sample++) {
         const words = sample % 25 === 0 ? 3000 : Math.floor(next() * 400);
         let text = '';
@@ -262,7 +254,7 @@ describe('buildSummary', () => {
       ['no folding', createAnalyzer({ caseFold: false, foldDiacritics: false })],
     ];
     for (const [name, analyzer] of ascii) {
-      const next = random(name.length * 15485863);
+      const next = seededRandom(name.length * 15485863);
       for (let sample = 0; sample < 300; sample++) {
         const words = sample % 25 === 0 ? 3000 : Math.floor(next() * 400);
         let text = '';
@@ -391,7 +383,7 @@ describe('buildSummary', () => {
 describe('Summarizer', () => {
   it('gives each page its own summary, for pages in any order and beside other queries', () => {
     const analyzer = createAnalyzer({ stem: true });
-    const next = random(4242);
+    const next = seededRandom(4242);
     const texts = Array.from({ length: 40 }, (_, i) => textOf(next, i % 10 === 0 ? 3000 : 20 + i * 10));
     const queries = ['protocol window', 'congestion', "don't RFC 3.14", 'packets routing security'].map(
       (q) => new Set(analyzer.terms(q)),
@@ -439,7 +431,7 @@ describe('Summarizer', () => {
       ['tokens up to 6', createAnalyzer({ stem: true, maxTokenLength: 6 })],
       ['no folding', createAnalyzer({ caseFold: false, foldDiacritics: false })],
     ] as const) {
-      const next = random(name.length * 31337);
+      const next = seededRandom(name.length * 31337);
       for (let sample = 0; sample < 100; sample++) {
         let text = '';
         const count = sample % 10 === 0 ? 4000 : 50 + Math.floor(next() * 600);
