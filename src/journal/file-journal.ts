@@ -352,7 +352,7 @@ export class FileJournal implements Journal {
           const rejection = new SearchError(
             'JOURNAL_WRITE_FAILED',
             `could not make ${batch.length} change(s) durable in the journal (${describe(error)}); ` +
-              'they were not accepted. Free disk space or fix the disk, then send them again.',
+              `they were not accepted. ${remedyFor(error)}`,
             { cause: error },
           );
           for (const pending of batch) pending.reject(rejection);
@@ -396,6 +396,9 @@ export class FileJournal implements Journal {
     }
     const started = performance.now();
     await this.activeFile.datasync();
+    // A journal whose files were deleted by hand while the server ran (`rm -rf data/<c>`)
+    // still takes writes through its open file, which a restart never reads: refuse them.
+    if (!this.activeFile.isLinked()) throw new JournalFileDeleted(this.newest.path);
     if (!this.folderSynced) {
       await this.io.syncFolder(this.folder);
       this.folderSynced = true;
@@ -490,6 +493,23 @@ async function checkHeader(reader: SegmentReader, segment: Segment): Promise<voi
       `the header says it starts at ${header.firstSeq}, the file name says ${segment.firstSeq}`,
     );
   }
+}
+
+/** The journal's newest file lost its name while open (see `writeBatch`). */
+class JournalFileDeleted extends Error {
+  constructor(path: string) {
+    super(`the journal file ${path} was deleted while the server ran`);
+    this.name = 'JournalFileDeleted';
+  }
+}
+
+/** What to do about a failed write: a full or failing disk, or files deleted under the server. */
+function remedyFor(error: unknown): string {
+  return error instanceof JournalFileDeleted ||
+    (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'
+    ? "The collection's files were deleted while the server ran: delete collections through the admin API; " +
+        'restart the server to start again from what is on disk.'
+    : 'Free disk space or fix the disk, then send them again.';
 }
 
 function describe(error: unknown): string {

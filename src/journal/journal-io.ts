@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 
 /**
@@ -33,6 +34,11 @@ export interface JournalFile {
   datasync(): Promise<void>;
   truncate(length: number): Promise<void>;
   size(): Promise<number>;
+  /**
+   * False once the file has no name left (deleted while open): bytes written to it then reach
+   * no file a restart reads. A status call on the open file, no disk read.
+   */
+  isLinked(): boolean;
   close(): Promise<void>;
 }
 
@@ -57,6 +63,10 @@ class NodeJournalFile implements JournalFile {
 
   async size(): Promise<number> {
     return (await this.handle.stat()).size;
+  }
+
+  isLinked(): boolean {
+    return fstatSync(this.handle.fd).nlink > 0;
   }
 
   close(): Promise<void> {

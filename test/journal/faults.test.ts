@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import { SearchError } from '../../src/errors.js';
 import { FileJournal } from '../../src/journal/file-journal.js';
@@ -189,4 +189,23 @@ void test('power loss at random moments never loses an acknowledged record', asy
       await reopened.close();
     }
   }
+});
+
+void test('a journal whose files were deleted while it was open acknowledges nothing more', async (t) => {
+  const folder = await tempFolder(t);
+  const journal = await FileJournal.open(folder);
+  assert.equal(await journal.append(payloadFor(1)), 1);
+  // What `rm -rf data/<collection>` does under a running server.
+  await rm(folder, { recursive: true, force: true });
+  const deleted = (error: unknown): boolean => {
+    assert.ok(error instanceof SearchError, String(error));
+    assert.equal(error.code, 'JOURNAL_WRITE_FAILED');
+    assert.match(error.message, /deleted while the server ran/);
+    return true;
+  };
+  await assert.rejects(journal.append(payloadFor(2)), deleted);
+  // Still refused afterwards (the file cannot be reopened), with the same advice.
+  await assert.rejects(journal.append(payloadFor(3)), deleted);
+  assert.equal(journal.lastSeq, 1);
+  await journal.close().catch(() => undefined);
 });

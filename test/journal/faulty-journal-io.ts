@@ -170,6 +170,10 @@ class FaultyFile implements JournalFile {
     return this.io.run('write', this.state.path, () => this.inner.write(buffer, offset, length, position));
   }
 
+  isLinked(): boolean {
+    return this.inner.isLinked();
+  }
+
   async datasync(): Promise<void> {
     await this.io.run('datasync', this.state.path, async () => {
       await this.inner.datasync();
