@@ -54,10 +54,10 @@ export class ClickTrackingUrls {
       this.lastQuery = query;
       this.lastQueryEncoded = formEncode(query);
     }
-    const rankText = String(rank);
+    // A rank is an integer: its digits need no encoding.
     return (
       `/s/redirect?collection=${this.lastCollectionEncoded}&url=${formEncode(url)}` +
-      `&auth=${this.signature(url)}&rank=${formEncode(rankText)}&query=${this.lastQueryEncoded}`
+      `&auth=${this.signature(url)}&rank=${rank}&query=${this.lastQueryEncoded}`
     );
   }
 

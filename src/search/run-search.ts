@@ -24,6 +24,7 @@ import type { FacetView, SearchResponse, SearchResult } from './result-packet.js
 import { suggestSpelling } from './spelling.js';
 import { Summarizer } from './summary.js';
 import { escapeHtml } from '../escape-html.js';
+import { isJsSpace } from '../whitespace.js';
 import {
   geospatialClasses,
   kmBetween,
@@ -636,19 +637,16 @@ function holdsWord(analyzer: Analyzer, text: string, word: string): boolean {
   return false;
 }
 
-/** Just after the last space or line break before `at` (0 when none). */
+/** Just after the last white space before `at` (0 when none). */
 function spaceBefore(text: string, at: number): number {
-  for (let i = at - 1; i >= 0; i--) {
-    const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a) return i + 1;
-  }
+  for (let i = at - 1; i >= 0; i--) if (isJsSpace(text.charCodeAt(i))) return i + 1;
   return 0;
 }
 
 /**
  * The first word of `text` that analyses to `term`, or null. The text is analysed in windows
- * of growing size, each cut just after a space or a line break (no token spans one), until the
- * window that holds the word: scanning a whole page (up to 20,000 characters) cost more than
+ * of growing size, each cut just after white space (no token spans it), until the window that
+ * holds the word: scanning a whole page (up to 20,000 characters) cost more than
  * the rest of a suggestion.
  */
 function firstWordOf(analyzer: Analyzer, text: string, term: string): string | null {
@@ -668,18 +666,15 @@ function firstWordOf(analyzer: Analyzer, text: string, term: string): string | n
   return first;
 }
 
-/** Characters of the first window {@link surfaceIn} analyses. */
+/** Characters of the first window {@link firstWordOf} analyses. */
 const FIRST_WINDOW = 2048;
 
 /**
- * The end of a window of at least `size` characters from `from`: just after the first space or
- * line break from there (the end of the text when none).
+ * The end of a window of at least `size` characters from `from`: just after the first white
+ * space from there (the end of the text when none).
  */
 function windowEnd(text: string, from: number, size: number): number {
-  for (let i = from + size; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a) return i + 1;
-  }
+  for (let i = from + size; i < text.length; i++) if (isJsSpace(text.charCodeAt(i))) return i + 1;
   return text.length;
 }
 
