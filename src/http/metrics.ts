@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { CollectionManager } from '../collection/collection-manager.js';
 import type { CollectionState, CollectionStateView } from '../collection/push-collection.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { ADMIN_PERMISSION } from '../security/permissions.js';
 import { requireUser } from './auth-hooks.js';
+import { RequestCounter, RequestHistogram } from './request-metrics.js';
 import type { SearchPoolStats } from '../search/threads/search-thread-pool.js';
 import type { SyncState, SyncStateView } from '../replication/replication-puller.js';
 
@@ -80,23 +81,25 @@ export class ServiceMetrics {
   /** Metrics read from the collections at each scrape (declared before the fields filling it). */
   private readonly collectionMetrics: (Gauge | Counter)[] = [];
 
-  private readonly requests = new Counter({
+  // Counted on every request: counted in place (request-metrics.ts), not by prom-client's
+  // inc/observe, which build a key string from the labels on each call.
+  private readonly requests = new RequestCounter({
     name: 'pushsearch_http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status'] as const,
+    labelNames: ['method', 'route', 'status'],
     registers: [this.registry],
   });
-  private readonly requestSeconds = new Histogram({
+  private readonly requestSeconds = new RequestHistogram({
     name: 'pushsearch_http_request_duration_seconds',
     help: 'Time from request received to answer sent, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
+    labelNames: ['method', 'route'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  private readonly querySeconds = new Histogram({
+  private readonly querySeconds = new RequestHistogram({
     name: 'pushsearch_query_duration_seconds',
     help: 'Latency of successful searches (status below 400), by search route',
-    labelNames: ['route'] as const,
+    labelNames: ['route'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
@@ -229,10 +232,9 @@ export class ServiceMetrics {
   /** Counts one answered request (called from the `onResponse` hook). */
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
     const pattern = route ?? UNMATCHED_ROUTE;
-    this.requests.inc({ method, route: pattern, status: String(status) });
-    this.requestSeconds.observe({ method, route: pattern }, seconds);
-    if (status < 400 && QUERY_ROUTES.includes(pattern))
-      this.querySeconds.observe({ route: pattern }, seconds);
+    this.requests.inc([method, pattern, String(status)]);
+    this.requestSeconds.observe([method, pattern], seconds);
+    if (status < 400 && QUERY_ROUTES.includes(pattern)) this.querySeconds.observe([pattern], seconds);
   }
 
   /** `Content-Type` of {@link scrape}'s text. */
