@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { firstPageParams } from '../../src/search/run-search.js';
-import type { SearchResponse } from '../../src/search/search-service.js';
+import { SearchService, type SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
 import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
 import { pushAndCommit, searchJson, urls, type TestDocument } from './helpers.js';
@@ -328,5 +328,33 @@ describe('search threads: a meta collection of more members than a thread keeps 
       assert.deepEqual(await found(), expected(), `after ${name} changed`);
     }
     assert.equal(t.searchService.threads!.stats().TotThreadFailures, 0);
+  });
+});
+
+describe('search threads: a query waiting for its thread to start', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp(['c']);
+    await pushAndCommit(t.app, 'c', [{ key: 'http://example.com/1', body: 'apple pie' }]);
+  });
+  after(() => t.close());
+
+  it('keeps the process alive until the thread listens, even once its budget has run out', async () => {
+    // With a budget of 0 ms its timer fires while a slow start-up goes on and waits on (the
+    // budget starts once the thread listens): the starting thread is then all that keeps the
+    // process alive. Without it a command line run (no server socket) would exit unanswered.
+    const service = new SearchService(t.manager, { threads: 1, timeoutMs: 0 });
+    try {
+      const ports = () => process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort').length;
+      const idle = ports();
+      const answer = service.searchJson(firstPageParams('c', 'apple', 10));
+      assert.equal(ports(), idle + 1, 'the starting thread holds the process');
+      const packet = JSON.parse(Buffer.from(await answer).toString('utf8')) as SearchResponse;
+      // Answered, over budget as asked (what it found by its first check).
+      assert.equal(packet.response.resultPacket.resultsSummary.timedOut, true);
+      assert.equal(ports(), idle, 'an idle thread does not hold the process');
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -110,18 +110,26 @@ export interface ForgetMessage {
 
 export type ToThreadMessage = SearchTaskMessage | ForgetMessage;
 
+/**
+ * Thread → event loop: the answer of a `form: 'json'` task (most queries: `/s/search.json`),
+ * as a tuple rather than an object: the event loop reads no property names out of it (a
+ * result object's six cost more to read than the bytes' transfer; see search-thread-pool.ts).
+ * `timedOut` is the packet's `resultsSummary.timedOut`; `json` the packet's JSON bytes,
+ * transferred (their buffer is the thread's no more).
+ */
+export type JsonResultMessage = readonly [taskId: number, timedOut: boolean, json: Uint8Array];
+
 /** Thread → event loop. */
 export type FromThreadMessage =
+  | JsonResultMessage
   | { readonly type: 'ready' }
   | {
       readonly type: 'result';
       readonly taskId: number;
       /** The packet's `resultsSummary.timedOut` (counted by the pool whatever the form). */
       readonly timedOut: boolean;
-      /** With `form: 'object'`; else null. */
-      readonly response: SearchResponse | null;
-      /** With `form: 'json'`: the packet's JSON bytes, transferred (their buffer is the thread's no more); else null. */
-      readonly json: Uint8Array | null;
+      /** The packet (`form: 'object'`). */
+      readonly response: SearchResponse;
       /** With `explain`: why each result of the page scored what it did; else null. */
       readonly explanations: Explanation[] | null;
     }

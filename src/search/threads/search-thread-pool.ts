@@ -14,6 +14,7 @@ import type { SearchParams, SearchView } from '../run-search.js';
 import type {
   AnswerForm,
   FromThreadMessage,
+  JsonResultMessage,
   SearchTaskMessage,
   SearchThreadData,
   ThreadGeneration,
@@ -324,7 +325,14 @@ export class SearchThreadPool {
         // query's work: the budget starts again once the thread listens.
         task.waitingForStart = true;
         const waited = performance.now();
-        await Promise.race([thread.ready, thread.gone]);
+        // Meanwhile the thread keeps the process alive (an idle one does not, see startThread):
+        // the query's timer may fire and wait on (see timeOut), and then nothing else might.
+        thread.worker.ref();
+        try {
+          await Promise.race([thread.ready, thread.gone]);
+        } finally {
+          thread.worker.unref();
+        }
         task.waitingForStart = false;
         task.deadline += performance.now() - waited;
         if (!task.settled) {
@@ -473,6 +481,16 @@ export class SearchThreadPool {
   }
 
   private onMessage(thread: SearchThread, message: FromThreadMessage): void {
+    if (isJsonResult(message)) {
+      const [taskId, timedOut, json] = message;
+      const running = thread.running;
+      if (running === null || running.task.taskId !== taskId) return;
+      this.finish(thread);
+      if (timedOut) this.counters.TotTimedOut++;
+      this.settle(running.task, { json });
+      this.pump();
+      return;
+    }
     if (message.type === 'ready') {
       thread.isReady = true;
       thread.markReady();
@@ -614,10 +632,12 @@ function isAnswer(value: unknown): value is SearchAnswer {
   return typeof value === 'object' && value !== null && ('response' in value || 'json' in value);
 }
 
-/** The answer a thread's result message carries (an Error, answered 500, should it carry none). */
-function answerOf(message: Extract<FromThreadMessage, { type: 'result' }>): SearchAnswer | Error {
-  if (message.json !== null) return { json: message.json };
-  if (message.response === null) return new Error('a search thread answered neither a packet nor its bytes');
+function isJsonResult(message: FromThreadMessage): message is JsonResultMessage {
+  return Array.isArray(message);
+}
+
+/** The answer a thread's result message carries (`form: 'object'`). */
+function answerOf(message: Extract<FromThreadMessage, { type: 'result' }>): SearchAnswer {
   return message.explanations === null
     ? { response: message.response }
     : { response: message.response, explanations: message.explanations };

@@ -42,16 +42,13 @@ port.on('message', (message: ToThreadMessage) => {
     const timedOut = response.response.resultPacket.resultsSummary.timedOut;
     if (message.form === 'json') {
       const json = searchResponseBytes(response);
-      post({ type: 'result', taskId: message.taskId, timedOut, response: null, json, explanations: null }, [
-        json.buffer as ArrayBuffer,
-      ]);
+      post([message.taskId, timedOut, json], [json.buffer as ArrayBuffer]);
     } else {
       post({
         type: 'result',
         taskId: message.taskId,
         timedOut,
         response,
-        json: null,
         explanations: explanations ?? null,
       });
     }
