@@ -132,6 +132,11 @@ export class Bm25fScorer extends Scorer {
     return this.sat.score(s);
   }
 
+  // See Scorer.scoreTo: this body, repeated per class, is what lets V8 inline score().
+  override scoreTo(out: Float64Array, at: number): void {
+    out[at] = this.score();
+  }
+
   cost(): number {
     return this.costValue;
   }
@@ -188,4 +193,19 @@ export class Bm25fScorer extends Scorer {
     }
     return this.sat.score(s);
   }
+}
+
+/**
+ * `scorer` itself when it is a plain {@link Bm25fScorer} (a term or a prefix; not a subclass
+ * such as `PhraseScorer`), else null.
+ *
+ * Why runners want it: a runner serves every kind of query, so its calls `scorer.score()`
+ * see many classes and V8 compiles them as calls it cannot inline. A score returned by such a
+ * call is a double, which a call boundary boxes into a fresh heap number (a sixth of a
+ * query's allocation, for term queries that score thousands of documents). Called through a
+ * variable that only ever holds a plain Bm25fScorer, the same methods are inlined: no call,
+ * no box. The methods are the same ones, so scores are the same doubles.
+ */
+export function plainTermScorer(scorer: Scorer): Bm25fScorer | null {
+  return scorer.constructor === Bm25fScorer ? (scorer as Bm25fScorer) : null;
 }

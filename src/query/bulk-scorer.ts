@@ -1,6 +1,10 @@
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
+import { plainTermScorer } from './bm25f-scorer.js';
 import { cannotCompete, type ExecutionCounters, type Scorer } from './scorer.js';
 import type { TopKCollector } from './top-k-collector.js';
+
+/** The current document's score (see Scorer.scoreTo); runners run one at a time. */
+const SCORE = new Float64Array(1);
 
 /** Runs one query node over a whole generation into the collector (Lucene's BulkScorer). */
 export interface BulkScorer {
@@ -29,15 +33,17 @@ export class BlockMaxBulkScorer implements BulkScorer {
     const scorer = this.scorer;
     const nextDoc = scorer.nextDoc.bind(scorer);
     const advance = scorer.advance.bind(scorer);
-    const score = scorer.score.bind(scorer);
+    const scoreTo = scorer.scoreTo.bind(scorer);
     const boundHere = scorer.boundHere.bind(scorer);
     const advanceShallow = scorer.advanceShallow.bind(scorer);
     const getMaxScore = scorer.getMaxScore.bind(scorer);
+    // A plain term's per-document calls go through `term` instead: inlined (see plainTermScorer).
+    const term = plainTermScorer(scorer);
     const hasKilled = view.killedCount > 0;
     let upTo = -1;
     let windowMax = Infinity;
     let told = -Infinity;
-    let doc = nextDoc();
+    let doc = term !== null ? term.nextDoc() : nextDoc();
     while (doc !== NO_MORE_DOCS) {
       if (prune) {
         const minComp = collector.minCompetitiveScore();
@@ -69,15 +75,25 @@ export class BlockMaxBulkScorer implements BulkScorer {
       if (!hasKilled || !view.isKilled(doc)) {
         // While matches are counted (up to the threshold) every one is visited; one that
         // cannot beat the heap's worst on its bound is counted without computing its score.
+        // k = 0 (a count alone): nothing enters, whatever the bound, so none is computed.
         const entry = collector.entryScore();
-        if (entry !== -Infinity && cannotCompete(boundHere(), entry)) {
+        if (
+          entry === Infinity ||
+          (entry !== -Infinity && cannotCompete(term !== null ? term.boundHere() : boundHere(), entry))
+        ) {
           collector.count();
         } else {
           counters.docsScored++;
-          collector.collect(doc, score());
+          if (term !== null) term.scoreTo(SCORE, 0);
+          else scoreTo(SCORE, 0);
+          const s = SCORE[0]!;
+          // A score that does not enter is only counted, which is all collect() would do with
+          // it; the double crosses no call (a call it is not inlined into boxes it).
+          if (entry === -Infinity || s > entry) collector.collect(doc, s);
+          else collector.count();
         }
       }
-      doc = nextDoc();
+      doc = term !== null ? term.nextDoc() : nextDoc();
     }
   }
 }

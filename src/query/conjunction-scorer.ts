@@ -53,9 +53,18 @@ export class ConjunctionScorer extends Scorer {
   }
 
   score(): number {
+    return this.scoreThroughScoreTo();
+  }
+
+  /** The sum of the scoring clauses' scores, in clause order (see Scorer.scoreTo). */
+  override scoreTo(out: Float64Array, at: number): void {
+    const scoring = this.scoring;
     let s = 0;
-    for (const c of this.scoring) s += c.score();
-    return s;
+    for (let i = 0; i < scoring.length; i++) {
+      scoring[i].scoreTo(out, at);
+      s += out[at]!;
+    }
+    out[at] = s;
   }
 
   override boundHere(): number {

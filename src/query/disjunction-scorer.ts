@@ -152,10 +152,18 @@ export class DisjunctionScorer extends Scorer {
   }
 
   score(): number {
+    return this.scoreThroughScoreTo();
+  }
+
+  /** The matching clauses' scores plus coordBoost each, in clause order (see Scorer.scoreTo). */
+  override scoreTo(out: Float64Array, at: number): void {
     if (this.topDoc !== this.doc) this.collectTop(this.doc);
     let s = 0;
-    for (let k = 0; k < this.topSize; k++) s += this.subs[this.top[k]].score() + this.coord;
-    return s;
+    for (let k = 0; k < this.topSize; k++) {
+      this.subs[this.top[k]].scoreTo(out, at);
+      s += out[at]! + this.coord;
+    }
+    out[at] = s;
   }
 
   /** The matching clauses' bounds, summed in clause order as {@link score} sums their scores. */

@@ -1,5 +1,7 @@
 import { NO_MORE_DOCS, type GenerationView } from '../index/generation-view.js';
+import { plainTermScorer, type Bm25fScorer } from './bm25f-scorer.js';
 import type { BulkScorer } from './bulk-scorer.js';
+import { packedMap } from './packed-map.js';
 import { cannotCompete, type ExecutionCounters, type Scorer } from './scorer.js';
 import type { TopKCollector } from './top-k-collector.js';
 
@@ -34,6 +36,11 @@ const EXACT_PARTITION_MAX_CLAUSES = 16;
  */
 export class MaxScoreBulkScorer implements BulkScorer {
   private readonly clauses: Scorer[];
+  /**
+   * clauses[i] when it is a plain term, else null: per-document calls go through it, to be
+   * inlined (see plainTermScorer; the clauses of a query's words are terms).
+   */
+  private readonly terms: (Bm25fScorer | null)[];
   private readonly n: number;
   private readonly coord: number;
   private readonly excluded: Scorer | null;
@@ -49,6 +56,7 @@ export class MaxScoreBulkScorer implements BulkScorer {
 
   constructor(clauses: readonly Scorer[], coordBoost: number, excluded: Scorer | null) {
     this.clauses = [...clauses];
+    this.terms = packedMap(clauses, plainTermScorer);
     this.n = clauses.length;
     this.coord = coordBoost;
     this.excluded = excluded;
@@ -163,10 +171,24 @@ export class MaxScoreBulkScorer implements BulkScorer {
     if (entry === -Infinity) return false;
     const docs = this.docs;
     const clauses = this.clauses;
-    let bound = 0;
-    for (let i = 0; i < this.n; i++) if (docs[i] === d) bound += clauses[i].boundHere() + this.coord;
-    if (!cannotCompete(bound, entry)) return false;
-    for (let i = 0; i < this.n; i++) if (docs[i] === d) docs[i] = clauses[i].nextDoc();
+    const terms = this.terms;
+    // k = 0 (a count alone): nothing enters, whatever the bound, so none is computed.
+    if (entry !== Infinity) {
+      let bound = 0;
+      for (let i = 0; i < this.n; i++) {
+        if (docs[i] === d) {
+          const t = terms[i];
+          bound += (t !== null ? t.boundHere() : clauses[i].boundHere()) + this.coord;
+        }
+      }
+      if (!cannotCompete(bound, entry)) return false;
+    }
+    for (let i = 0; i < this.n; i++) {
+      if (docs[i] === d) {
+        const t = terms[i];
+        docs[i] = t !== null ? t.nextDoc() : clauses[i].nextDoc();
+      }
+    }
     return true;
   }
 
@@ -189,6 +211,7 @@ export class MaxScoreBulkScorer implements BulkScorer {
     const docs = this.docs;
     const order = this.order;
     const clauses = this.clauses;
+    const terms = this.terms;
     const coord = this.coord;
     const prefixBound = this.prefixBound;
     const contrib = this.contrib;
@@ -217,7 +240,10 @@ export class MaxScoreBulkScorer implements BulkScorer {
       if (skip) {
         for (let j = firstEssential; j < n; j++) {
           const i = order[j];
-          if (docs[i] === d) docs[i] = clauses[i].nextDoc();
+          if (docs[i] === d) {
+            const t = terms[i];
+            docs[i] = t !== null ? t.nextDoc() : clauses[i].nextDoc();
+          }
         }
         continue;
       }
@@ -229,10 +255,13 @@ export class MaxScoreBulkScorer implements BulkScorer {
         for (let j = firstEssential; j < n; j++) {
           const i = order[j];
           if (docs[i] === d) {
-            const v = clauses[i].score() + coord;
+            const t = terms[i];
+            if (t !== null) t.scoreTo(contrib, i);
+            else clauses[i].scoreTo(contrib, i);
+            const v = contrib[i]! + coord;
             contrib[i] = v;
             partial += v;
-            docs[i] = clauses[i].nextDoc();
+            docs[i] = t !== null ? t.nextDoc() : clauses[i].nextDoc();
           }
         }
         let competitive = true;
@@ -242,9 +271,12 @@ export class MaxScoreBulkScorer implements BulkScorer {
             break;
           }
           const i = order[j];
-          if (docs[i] < d) docs[i] = clauses[i].advance(d);
+          const t = terms[i];
+          if (docs[i] < d) docs[i] = t !== null ? t.advance(d) : clauses[i].advance(d);
           if (docs[i] === d) {
-            const v = clauses[i].score() + coord;
+            if (t !== null) t.scoreTo(contrib, i);
+            else clauses[i].scoreTo(contrib, i);
+            const v = contrib[i]! + coord;
             contrib[i] = v;
             partial += v;
           }
@@ -255,7 +287,11 @@ export class MaxScoreBulkScorer implements BulkScorer {
           contrib[i] = 0;
         }
         if (!competitive) continue;
-        collector.collect(d, score);
+        // A score that does not enter is only counted, which is all collect() would do with
+        // it; the double crosses no call (a call it is not inlined into boxes it).
+        const entry = collector.entryScore();
+        if (entry === -Infinity || score > entry) collector.collect(d, score);
+        else collector.count();
       }
       if (prune) {
         const newMin = collector.minCompetitiveScore();

@@ -209,4 +209,9 @@ export class PhraseScorer extends Bm25fScorer {
     }
     return this.sat.score(s);
   }
+
+  // See Scorer.scoreTo: this body, repeated per class, is what lets V8 inline score().
+  override scoreTo(out: Float64Array, at: number): void {
+    out[at] = this.score();
+  }
 }

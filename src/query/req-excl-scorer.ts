@@ -43,6 +43,10 @@ export class ReqExclScorer extends Scorer {
     return this.req.score();
   }
 
+  override scoreTo(out: Float64Array, at: number): void {
+    this.req.scoreTo(out, at);
+  }
+
   override boundHere(): number {
     return this.req.boundHere();
   }

@@ -30,12 +30,20 @@ export class ReqOptScorer extends Scorer {
   }
 
   score(): number {
+    return this.scoreThroughScoreTo();
+  }
+
+  /** The required score, plus the optional one where it matches (see Scorer.scoreTo). */
+  override scoreTo(out: Float64Array, at: number): void {
     const doc = this.req.docId();
-    let s = this.req.score();
+    this.req.scoreTo(out, at);
     let o = this.opt.docId();
     if (o < doc) o = this.opt.advance(doc);
-    if (o === doc) s += this.opt.score();
-    return s;
+    if (o === doc) {
+      const s = out[at]!;
+      this.opt.scoreTo(out, at);
+      out[at] = s + out[at]!;
+    }
   }
 
   /** The optional clause may or may not be on this document: its whole bound is added. */

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { NO_MORE_DOCS } from '../../src/index/generation-view.js';
+import { statisticsFromGenerations } from '../../src/query/collection-statistics.js';
+import { createWeight } from '../../src/query/create-weight.js';
 import { executeQuery, type Hit } from '../../src/query/execute-query.js';
 import type { Query } from '../../src/query/query-tree.js';
+import { resolveScoringOptions } from '../../src/query/scoring-options.js';
 import { MemoryGeneration, type MemoryDocument } from '../support/memory-generation.js';
 import { naiveSearch, type NaiveGeneration } from './naive-search.js';
 
@@ -340,6 +344,35 @@ describe('executor properties on random corpora', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it('scoreTo writes exactly what score() returns, whatever the slot held', () => {
+    // Runners and composite scorers take scores through scoreTo (composites use the slot as
+    // scratch for their clauses): a different double there would change results.
+    fc.assert(
+      fc.property(corpusArb, fc.oneof(queryArb, disjunctionArb), fc.double(), (corpus, query, garbage) => {
+        const { views } = build(corpus);
+        const ctx = {
+          options: resolveScoringOptions(undefined),
+          stats: statisticsFromGenerations(views),
+          generations: views,
+        };
+        const weight = createWeight(ctx, query);
+        const out = new Float64Array(4);
+        for (const view of views) {
+          const scorer = weight.scorer(view);
+          if (scorer === null) continue;
+          for (let doc = scorer.nextDoc(); doc !== NO_MORE_DOCS; doc = scorer.nextDoc()) {
+            out.fill(garbage);
+            scorer.scoreTo(out, 2);
+            const expected = scorer.score();
+            assert.ok(Object.is(out[2], expected), `doc ${doc}: scoreTo ${out[2]}, score ${expected}`);
+            assert.deepEqual([out[0], out[1], out[3]], [garbage, garbage, garbage], 'other slots untouched');
+          }
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });
