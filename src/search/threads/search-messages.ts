@@ -72,6 +72,11 @@ export interface SearchTaskMessage {
   /** How the result packet comes back (see {@link AnswerForm}). */
   readonly form: AnswerForm;
   /**
+   * Other queries were waiting for a thread when this one was given: the thread gets the
+   * next at once, so it does not scavenge between them (see `idle-scavenge.ts`).
+   */
+  readonly othersWaiting: boolean;
+  /**
    * What the thread learns (or drops) before it runs the task; null for most tasks, which
    * only name what the thread holds (a smaller message: cloned, and read, faster).
    */

@@ -472,6 +472,7 @@ export class SearchThreadPool {
       maxPrefixTerms,
       explain: explain === true,
       form: form ?? 'object',
+      othersWaiting: this.queue.length > 0,
       learn:
         settings.length + generations.length + points.length + dropPoints.length + schemas.length > 0 ||
         resetSchemas

@@ -3,6 +3,7 @@ import { isSearchError } from '../../errors.js';
 import { nameThisThread } from '../../index/thread-name.js';
 import { WorkBudget } from '../../query/work-budget.js';
 import { ClickTrackingUrls } from '../click-tracking-url.js';
+import { IdleScavenger, minorGc } from './idle-scavenge.js';
 import { searchResponseBytes } from '../packet-json.js';
 import { runSearch } from '../run-search.js';
 import type { FromThreadMessage, SearchThreadData, ToThreadMessage } from './search-messages.js';
@@ -18,6 +19,7 @@ nameThisThread(data.name);
 const catalog = new ThreadCatalog();
 const clickUrls = new ClickTrackingUrls(data.secret);
 const port = parentPort!;
+const scavenger = new IdleScavenger(minorGc());
 
 function post(message: FromThreadMessage, transfer?: ArrayBuffer[]): void {
   port.postMessage(message, transfer);
@@ -28,6 +30,7 @@ port.on('message', (message: ToThreadMessage) => {
     catalog.forget(message.ids, message.points);
     return;
   }
+  scavenger.queryStarts();
   try {
     const view = catalog.viewOf(message);
     const budget = new WorkBudget(message.deadline, message.maxPrefixTerms);
@@ -62,5 +65,7 @@ port.on('message', (message: ToThreadMessage) => {
       ...(e?.stack !== undefined ? { stack: e.stack } : {}),
     });
   }
+  // The answer is on its way: a scavenge now delays no one (see IdleScavenger).
+  scavenger.queryEnded(message.othersWaiting);
 });
 post({ type: 'ready' });
