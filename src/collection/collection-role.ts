@@ -21,6 +21,9 @@ export interface RoleView {
   reason?: string;
 }
 
+/** Replication settings by the loaded configuration they were read from (never changed: see SettingsCache). */
+const validatedSettings = new WeakMap<ReadonlyMap<string, string>, ReplicationSettings>();
+
 /**
  * A collection's role: admin (mode DEFAULT, takes changes) or query processor (mode SLAVE,
  * copies its master), and whether it runs at all (`push.run` of collection.cfg). Decides
@@ -47,10 +50,15 @@ export class CollectionRole {
 
   /** The replication keys of collection.cfg (validated; CONFIG_INVALID when they are wrong). */
   settings(): ReplicationSettings {
-    return replicationSettingsFrom(
-      this.settingsCache.get(this.collection).config.extra,
-      `conf/${this.collection}/collection.cfg`,
-    );
+    const extra = this.settingsCache.get(this.collection).config.extra;
+    // Validated once per loaded configuration (a reload loads a new one), not at every search,
+    // which asks whether the collection runs; keys that do not validate throw every time.
+    let settings = validatedSettings.get(extra);
+    if (settings === undefined) {
+      settings = Object.freeze(replicationSettingsFrom(extra, `conf/${this.collection}/collection.cfg`));
+      validatedSettings.set(extra, settings);
+    }
+    return settings;
   }
 
   /**

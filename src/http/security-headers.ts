@@ -91,7 +91,13 @@ function headerSteps(options: HelmetOptions): HeaderStep[] {
   helmet(options)({} as never, recorder, (error?: unknown) => {
     if (error !== undefined && error !== null) throw error as Error;
   });
-  return steps;
+  // Removals first, when no header removed is also set (helmet's never are), so that the
+  // order changes no answer: on a response without headers yet a removal has nothing to delete.
+  const removals = steps.filter(([, value]) => value === null);
+  const sets = steps.filter(([, value]) => value !== null);
+  const removed = new Set(removals.map(([name]) => name.toLowerCase()));
+  if (sets.some(([name]) => removed.has(name.toLowerCase()))) return steps;
+  return [...removals, ...sets];
 }
 
 /**

@@ -127,22 +127,24 @@ export class SearchService {
     return { response, explanations: explanations ?? [] };
   }
 
-  private async answer(params: SearchParams, form: AnswerForm, explain: boolean): Promise<SearchAnswer> {
+  // Not async: the pool's promise is handed on as it is, not wrapped in another one per query.
+  private answer(params: SearchParams, form: AnswerForm, explain: boolean): Promise<SearchAnswer> {
     const deadline = nowEpochMs() + this.timeoutMs;
-    if (this.pool !== null) {
-      return this.pool.run({
-        params,
-        deadline,
-        maxPrefixTerms: this.maxPrefixTerms,
-        explain,
-        form,
-        open: async () => {
-          const view = await this.openView(params.collection);
-          return { view, release: () => releaseView(view) };
-        },
-        runHere: (view) => this.runHere(view, params, deadline, explain),
-      });
-    }
+    if (this.pool === null) return this.answerHere(params, deadline, explain);
+    return this.pool.run({
+      params,
+      deadline,
+      maxPrefixTerms: this.maxPrefixTerms,
+      explain,
+      form,
+      open: () =>
+        this.openView(params.collection).then((view) => ({ view, release: () => releaseView(view) })),
+      runHere: (view) => this.runHere(view, params, deadline, explain),
+    });
+  }
+
+  /** A search on the event loop (no search threads). */
+  private async answerHere(params: SearchParams, deadline: number, explain: boolean): Promise<SearchAnswer> {
     const view = await this.openView(params.collection);
     try {
       // Serialised by the caller (searchJson): the form matters only across threads.

@@ -127,6 +127,24 @@ describe('CollectionRole', () => {
     });
   });
 
+  it('reads push.run and the master again once collection.cfg is reloaded, not before', () => {
+    const { name, role } = roleWith(['push.run=false']);
+    assert.equal(role.runs(), false);
+    assert.equal(role.runs(), false);
+    writeFileSync(
+      home.collectionConfigFile(name),
+      'push.replication.master-url=http://admin.example:8080/\n',
+    );
+    assert.equal(role.runs(), false, 'the loaded configuration holds until it is reloaded');
+    manager.settings.reload(name);
+    assert.equal(role.runs(), true);
+    assert.equal(role.settings().masterUrl, 'http://admin.example:8080');
+    writeFileSync(home.collectionConfigFile(name), 'push.run=false\n');
+    manager.settings.reload(name);
+    assert.equal(role.runs(), false);
+    assert.equal(role.settings().masterUrl, undefined);
+  });
+
   it('an admin switching to SLAVE refuses changes while the switch runs, and takes them again if it fails', async () => {
     const { role } = roleWith([]);
     await assert.rejects(
