@@ -45,9 +45,11 @@
  *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 100] [--warm-up-rounds 5]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
@@ -282,7 +284,11 @@ async function measureServer(
     };
     const answers = new Map<string, string>();
     for (let i = 0; i < 2; i++)
-      for (const query of MIXED_QUERIES) answers.set(query.text, fingerprint(await warm(query.text)));
+      for (const query of MIXED_QUERIES) {
+        const body = await warm(query.text);
+        answers.set(query.text, fingerprint(body));
+        if (label === 'ours') answerBytes.set(query.text, Buffer.byteLength(body));
+      }
     // Then bursts, as a server in steady state has answered before: every search thread
     // has run every kind of query and V8 has optimised it (otherwise the compilers' work
     // lands in the measured phases: 2-3 ms of CPU per query at first).
@@ -318,6 +324,47 @@ async function measureServer(
   } finally {
     agent.destroy();
     await server.stop();
+  }
+}
+
+/** The byte length of our answer to each query (the floor server answers as many). */
+const answerBytes = new Map<string, number>();
+
+/**
+ * The floor (`bench/lib/floor-server.ts`): a bare `node:http` server answering each request
+ * from a worker thread, through the same client, one connection, each query of the set
+ * answered with as many bytes as ours answered it. What HTTP and a thread hop cost on this
+ * machine before any work: no server built this way answers faster.
+ */
+async function measureFloor(figures: Figures): Promise<void> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./lib/floor-server.js', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      child.stdout.once('data', (data: Buffer) => resolvePort(Number(data.toString().trim())));
+      child.once('exit', (code) => reject(new Error(`the floor server exited with code ${code}`)));
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const paths = MIXED_QUERIES.map((q) => `/?bytes=${answerBytes.get(q.text) ?? 0}`);
+    try {
+      // Warmed up as much as ours is at 1 connection (its bursts are the same requests).
+      for (let i = 0; i < 2 + warmUpBursts; i++)
+        for (const path of paths) await getBody(agent, port, path, 'floor');
+      const samples: number[] = [];
+      const started = performance.now();
+      for (let round = 0; round < rounds; round++)
+        for (const path of paths) {
+          const t = performance.now();
+          await getBody(agent, port, path, 'floor');
+          samples.push(performance.now() - t);
+        }
+      summarize('floor', { samples, wallMs: performance.now() - started }, figures);
+    } finally {
+      agent.destroy();
+    }
+  } finally {
+    child.kill('SIGTERM');
   }
 }
 
@@ -374,23 +421,22 @@ function cpuFigures(
 /** `GET /s/search.json` for one query; resolves with the body, throws unless 200. */
 function request(agent: http.Agent, port: number, text: string): Promise<string> {
   const query = new URLSearchParams({ collection: COLLECTION, query: text, num_ranks: String(TOP) });
+  return getBody(agent, port, `/s/search.json?${query.toString()}`, `search ${JSON.stringify(text)}`);
+}
+
+/** `GET path`; resolves with the body, throws unless 200 (`what` names the request). */
+function getBody(agent: http.Agent, port: number, path: string, what: string): Promise<string> {
   return new Promise((resolveBody, reject) => {
-    const req = http.get(
-      { host: '127.0.0.1', port, path: `/s/search.json?${query.toString()}`, agent },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode === 200) resolveBody(body);
-          else
-            reject(
-              new Error(`search ${JSON.stringify(text)} answered ${res.statusCode}: ${body.slice(0, 300)}`),
-            );
-        });
-        res.on('error', reject);
-      },
-    );
+    const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode === 200) resolveBody(body);
+        else reject(new Error(`${what} answered ${res.statusCode}: ${body.slice(0, 300)}`));
+      });
+      res.on('error', reject);
+    });
     req.on('error', reject);
   });
 }
@@ -465,6 +511,7 @@ async function main(): Promise<void> {
       answers.set(server.label, await measureServer(home, server.label, server.main, figures));
       add(server.label, figures);
     }
+    await measureFloor(inProcess);
     if (baseline !== undefined) {
       const ours = answers.get('ours')!;
       const theirs = answers.get('baseline')!;
@@ -534,6 +581,10 @@ function printResults(perRepeat: Map<string, Figures[]>, servers: string[], with
     );
   }
   if (withFts5) row('SQLite FTS5 in-process (top 10 + count)', ...fig('in-process', 'fts5'));
+  row(
+    'floor: bare node:http + a worker thread, no work (same client, same sizes)',
+    ...fig('in-process', 'floor'),
+  );
   rows.push({
     what: 'C++ reference of the issue (own protocol, ids only)',
     p50: ms(REFERENCE.p50),
@@ -567,6 +618,16 @@ function printResults(perRepeat: Map<string, Figures[]>, servers: string[], with
   }
   console.log('');
   printTable(targets);
+  // What the floor leaves of the p50 target: a server built on node:http and a worker thread
+  // answers no faster than the engine's work plus the floor.
+  {
+    const engine = med('in-process', 'engine p50');
+    const floor = med('in-process', 'floor p50');
+    console.log(
+      `\nfloor p50 ${formatMs(floor)} (HTTP and one thread hop, no work): the engine's p50 plus it is ` +
+        `${((engine + floor) / engine).toFixed(2)}x the engine's p50; the 1.2x target leaves ${formatMs(0.2 * engine)} above the engine`,
+    );
+  }
   // Less sensitive to a loaded machine than latencies: what the server process spent.
   const cpu: TableRow[] = [];
   for (const server of servers)
