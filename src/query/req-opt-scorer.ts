@@ -46,9 +46,17 @@ export class ReqOptScorer extends Scorer {
     }
   }
 
-  /** The optional clause may or may not be on this document: its whole bound is added. */
+  /**
+   * The optional clause's bound is added only where it matches: it is advanced here, as the
+   * score would advance it. (Its whole bound, added everywhere, let no document be counted
+   * unscored: a word's bound plus coordBoost is above any document having only the other.)
+   * Same operations in the same order as the score, with larger operands.
+   */
   override boundHere(): number {
-    return this.req.boundHere() + this.opt.maxScore();
+    const doc = this.req.docId();
+    let o = this.opt.docId();
+    if (o < doc) o = this.opt.advance(doc);
+    return o === doc ? this.req.boundHere() + this.opt.boundHere() : this.req.boundHere();
   }
 
   cost(): number {

@@ -69,6 +69,27 @@ describe('counting without scoring', () => {
     assert.ok(pruned.counters.docsScored < 3_700, `scored ${pruned.counters.docsScored}`);
   });
 
+  it('does the same for a required word with an optional one (+common rare)', () => {
+    // As a search plans `+common rare`: the optional word's bound (with its coordination
+    // boost) counts only where it matches, so `common` alone is bounded below the heap's worst.
+    const requiredAndOptional: Query = {
+      kind: 'bool',
+      must: [
+        {
+          kind: 'bool',
+          must: [{ kind: 'term', term: 'common' }],
+          should: [{ kind: 'term', term: 'rare' }],
+          coordBoost: 1000,
+        },
+      ],
+    };
+    const { pruned, exhaustive } = compare(requiredAndOptional, { totalHitsThreshold: Infinity });
+    assert.equal(pruned.totalHits, N);
+    assert.equal(pruned.totalHitsExact, true);
+    assert.equal(exhaustive.counters.docsScored, N);
+    assert.ok(pruned.counters.docsScored < 3_700, `scored ${pruned.counters.docsScored}`);
+  });
+
   it('scores nothing when only the count is asked for (k = 0)', () => {
     const r = executeQuery([gen], anyOf, { k: 0, totalHitsThreshold: Infinity });
     assert.equal(r.totalHits, N);
