@@ -86,6 +86,12 @@ export interface GenerationView {
   /** Sum of the field's lengths over all documents, and how many documents have the field. */
   fieldStats(field: string): { sumLength: number; docCount: number };
   docFreq(field: string, term: string): number;
+  /**
+   * {@link docFreq} of a term asked once and most likely absent ("did you mean" probing the
+   * edits of a word): read without being remembered, so it neither costs a cache entry nor
+   * pushes out the terms queries ask again.
+   */
+  probeDocFreq(field: string, term: string): number;
   /** Null when the term does not occur in the field. */
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null;
   /** Terms of the field starting with `prefix`, in term order, at most `limit`. */

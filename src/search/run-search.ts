@@ -389,7 +389,7 @@ export function runSearch(
     parsed.tree !== null && parsed.words.length > 0 && !budget.expired()
       ? suggestSpelling(parsed.words, {
           analyzer: summaryAnalyzer,
-          docFreq: (term) => generations.reduce((n, g) => n + g.docFreq('body', term), 0),
+          docFreq: (term) => generations.reduce((n, g) => n + g.probeDocFreq('body', term), 0),
           termsWithPrefix: (prefix, limit) => {
             const all = new Set<string>();
             for (const g of generations)

@@ -157,6 +157,10 @@ export class MemoryGeneration implements GenerationView {
     return this.postingsByField.get(field)?.get(term)?.plain.docs.length ?? 0;
   }
 
+  probeDocFreq(field: string, term: string): number {
+    return this.docFreq(field, term);
+  }
+
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
     const p = this.postingsByField.get(field)?.get(term);
     if (p === undefined) return null;

@@ -256,6 +256,16 @@ export class GenerationReader {
     return this.cachedTerm(field, term)?.info;
   }
 
+  /**
+   * The docFreq of a term asked once (see GenerationView.probeDocFreq): from the term cache
+   * when it holds the term, else from the dictionary without entering the cache.
+   */
+  probeDocFreq(field: string, term: string): number {
+    const cached = this.termCache.get(field)?.get(term);
+    if (cached !== undefined) return cached === null ? 0 : cached.info.docFreq;
+    return this.dictionary.docFreqOf(field, term);
+  }
+
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
     const cached = this.cachedTerm(field, term);
     if (cached === null) return null;

@@ -44,6 +44,10 @@ export class LiveGeneration implements GenerationView {
     return this.reader.termInfo(field, term)?.docFreq ?? 0;
   }
 
+  probeDocFreq(field: string, term: string): number {
+    return this.reader.probeDocFreq(field, term);
+  }
+
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
     return this.reader.postings(field, term, withPositions);
   }

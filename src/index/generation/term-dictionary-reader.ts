@@ -83,6 +83,69 @@ export class TermDictionaryReader {
     return found;
   }
 
+  /**
+   * The docFreq of `term` in `field` (0 when it has no such term), as {@link lookup} finds it,
+   * without decoding the block's terms into strings nor recording where their postings are:
+   * "did you mean" asks this of hundreds of edits of each unknown word in every generation,
+   * most of them no word, and decoding a block to find one absent term cost about what the
+   * rest of a search does. The block's terms are rebuilt as UTF-8 bytes and compared with the
+   * term's. A term with a lone surrogate (which UTF-8 cannot hold apart from U+FFFD) is looked
+   * up the usual way.
+   */
+  docFreqOf(field: string, term: string): number {
+    const index = this.fields.get(field);
+    if (index === undefined) return 0;
+    if (hasLoneSurrogate(term)) return this.lookup(field, term)?.docFreq ?? 0;
+    const block = lastBlockNotAfter(index.firstTerms, term);
+    if (block < 0) return 0;
+    if (term !== probeTerm) {
+      // Encoded once for the generations that follow (a probe asks each of them in turn).
+      if (probe.length < term.length * 3) probe = new Uint8Array(term.length * 3);
+      probeLength = encoder.encodeInto(term, probe).written!;
+      probeTerm = term;
+    }
+    // Terms are in UTF-16 order, which is the UTF-8 bytes' order unless a character at or above
+    // U+E000 meets one past U+FFFF (written as surrogates, below it in UTF-16; above it in
+    // UTF-8). A term with none of them compares with every term as its bytes do, so the scan
+    // stops past it; otherwise it reads the whole block (32 terms at most).
+    let bytesInOrder = true;
+    for (let i = 0; i < probeLength; i++)
+      if (probe[i]! >= 0xee) {
+        bytesInOrder = false;
+        break;
+      }
+    const body = this.body;
+    const end = body.length;
+    // VInts read in place (as ByteReader reads them): this loop is the whole cost of a probe.
+    let at = index.blockOffsets[block]!;
+    const readVInt = (): number => {
+      let value = 0;
+      for (let shift = 0; ; shift += 7) {
+        if (at >= end || shift > 63) throw new RangeError('malformed term block');
+        const b = body[at++]!;
+        value += (b & 0x7f) * 2 ** shift;
+        if (b < 0x80) return value;
+      }
+    };
+    const count = readVInt();
+    let currentLength = 0;
+    for (let i = 0; i < count; i++) {
+      // The shared prefix is counted in UTF-16 units (never half a surrogate pair: see the writer).
+      const prefixBytes = utf8LengthOfUnits(current, currentLength, readVInt());
+      const suffixLength = readVInt();
+      if (at + suffixLength > end) throw new RangeError('read past end');
+      currentLength = prefixBytes + suffixLength;
+      if (current.length < currentLength) current = grown(current, prefixBytes, currentLength);
+      for (let j = prefixBytes; j < currentLength; j++) current[j] = body[at++]!;
+      const docFreq = readVInt();
+      for (let skip = 0; skip < 4; skip++) readVInt(); // where the postings are
+      const order = compareBytes(current, currentLength, probe, probeLength);
+      if (order === 0) return docFreq;
+      if (order > 0 && bytesInOrder) return 0;
+    }
+    return 0;
+  }
+
   /** Calls `visit` for terms >= `from` in order until it returns false. */
   forEachTermFrom(field: string, from: string, visit: (term: string, info: TermInfo) => boolean): void {
     const index = this.fields.get(field);
@@ -133,6 +196,63 @@ export class TermDictionaryReader {
       if (!visit(term, { docFreq, docStart, docLength, posStart, posLength })) return;
     }
   }
+}
+
+const encoder = new TextEncoder();
+/** The UTF-8 bytes of the term {@link TermDictionaryReader.docFreqOf} looks for. */
+let probe: Uint8Array = new Uint8Array(256);
+let probeTerm = '';
+let probeLength = 0;
+/** The UTF-8 bytes of the block's term it is at. */
+let current: Uint8Array = new Uint8Array(256);
+
+/** Whether `text` holds a surrogate that is not half of a pair (`String.isWellFormed`, ES2024). */
+function hasLoneSurrogate(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if ((unit & 0xf800) !== 0xd800) continue;
+    if (unit >= 0xdc00) return true;
+    const next = text.charCodeAt(i + 1);
+    if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+    i++;
+  }
+  return false;
+}
+
+/** Bytes of the first `units` UTF-16 units of the UTF-8 text `bytes[0, length)`. */
+function utf8LengthOfUnits(bytes: Uint8Array, length: number, units: number): number {
+  let at = 0;
+  while (units > 0) {
+    if (at >= length) throw new RangeError('term prefix longer than the previous term');
+    const lead = bytes[at]!;
+    if (lead < 0x80) at += 1;
+    else if (lead < 0xe0) at += 2;
+    else if (lead < 0xf0) at += 3;
+    else {
+      // Past U+FFFF: two UTF-16 units.
+      at += 4;
+      units--;
+    }
+    units--;
+  }
+  return at;
+}
+
+/** A larger copy of `bytes[0, used)`, holding at least `atLeast` bytes. */
+function grown(bytes: Uint8Array, used: number, atLeast: number): Uint8Array {
+  const larger = new Uint8Array(Math.max(2 * bytes.length, atLeast));
+  larger.set(bytes.subarray(0, used));
+  return larger;
+}
+
+/** Sign of `a[0, aLength)` compared with `b[0, bLength)` byte by byte. */
+function compareBytes(a: Uint8Array, aLength: number, b: Uint8Array, bLength: number): number {
+  const common = aLength < bLength ? aLength : bLength;
+  for (let i = 0; i < common; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return aLength - bLength;
 }
 
 /** Index of the last block whose first term is <= term, or -1. */
