@@ -44,13 +44,16 @@ const RATIO_BOUND_SLACK = 1 + 2 ** -40;
 export class Bm25fScorer extends Scorer {
   protected readonly n: number;
   // Per-field values in plain arrays, not typed ones: as fast to read, and far cheaper to
-  // allocate (scorers are built per term, field and generation of every query).
+  // allocate (scorers are built per term, field and generation of every query: their arrays
+  // were a quarter of a query's garbage, hence the model's constants in one array).
   protected readonly its: PostingsIterator[];
   private readonly ratioIts: ((PostingsIterator & FreqRatioImpacts) | null)[];
   protected readonly lengths: Uint32Array[];
-  protected readonly weight: number[] = [];
-  protected readonly a: number[] = [];
-  protected readonly bOverAvg: number[] = [];
+  /**
+   * Field i's model: `model[3 * i]` = weight, `model[3 * i + 1]` = a (1 - b),
+   * `model[3 * i + 2]` = b / avgLen (see {@link FieldModel}).
+   */
+  protected readonly model: number[] = [];
   /** Current docId of each field's list (saves calls in the hot loop). */
   protected readonly docs: number[] = [];
   /** Per field, the bound of its weighted normalised frequency over the whole list. */
@@ -72,9 +75,7 @@ export class Bm25fScorer extends Scorer {
     this.lengths = packedMap(fields, (f) => f.lengths);
     for (let i = 0; i < n; i++) {
       const model = fields[i]!.model;
-      this.weight.push(model.weight);
-      this.a.push(model.a);
-      this.bOverAvg.push(model.bOverAvg);
+      this.model.push(model.weight, model.a, model.bOverAvg);
       this.docs.push(-1);
       this.blockBound.push(0);
       this.blockEnd.push(-1);
@@ -123,10 +124,12 @@ export class Bm25fScorer extends Scorer {
   score(): number {
     const doc = this.doc;
     const docs = this.docs;
+    const model = this.model;
     let s = 0;
     for (let i = 0; i < this.n; i++) {
       if (docs[i] === doc) {
-        s += (this.weight[i] * this.its[i].freq()) / (this.a[i] + this.bOverAvg[i] * this.lengths[i][doc]);
+        const m = 3 * i;
+        s += (model[m] * this.its[i].freq()) / (model[m + 1] + model[m + 2] * this.lengths[i][doc]);
       }
     }
     return this.sat.score(s);
@@ -168,9 +171,9 @@ export class Bm25fScorer extends Scorer {
 
   /** Bound of field i's weighted normalised frequency (see the class comment). */
   protected fieldBound(i: number, maxFreq: number, minLength: number, maxRatio: number): number {
-    const w = this.weight[i];
-    const a = this.a[i];
-    const c = this.bOverAvg[i];
+    const w = this.model[3 * i];
+    const a = this.model[3 * i + 1];
+    const c = this.model[3 * i + 2];
     // Same operations, same order as score(): exact in floating point.
     const plain = (w * maxFreq) / (a + c * minLength);
     // tf <= len holds anyway (the contract's lengths count tokens): never use a ratio above 1.

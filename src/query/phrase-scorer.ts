@@ -150,9 +150,10 @@ export class PhraseScorer extends Bm25fScorer {
     let s = 0;
     for (let j = 0; j < this.n; j++) {
       if (j === i) {
+        const m = 3 * j;
         s +=
-          (this.weight[j]! * this.phrases[j]!.leadFreq()) /
-          (this.a[j]! + this.bOverAvg[j]! * this.lengths[j]![doc]!);
+          (this.model[m]! * this.phrases[j]!.leadFreq()) /
+          (this.model[m + 1]! + this.model[m + 2]! * this.lengths[j]![doc]!);
       } else if (docs[j]! <= doc) {
         s += this.globalBound[j]!;
       }
@@ -187,9 +188,10 @@ export class PhraseScorer extends Bm25fScorer {
     let s = 0;
     for (let i = 0; i < this.n; i++) {
       if (docs[i] === doc) {
+        const m = 3 * i;
         s +=
-          (this.weight[i]! * this.phrases[i]!.freqBound()) /
-          (this.a[i]! + this.bOverAvg[i]! * this.lengths[i]![doc]!);
+          (this.model[m]! * this.phrases[i]!.freqBound()) /
+          (this.model[m + 1]! + this.model[m + 2]! * this.lengths[i]![doc]!);
       }
     }
     return this.sat.score(s);
@@ -202,9 +204,10 @@ export class PhraseScorer extends Bm25fScorer {
     for (let i = 0; i < this.n; i++) {
       // Same sum as Bm25fScorer.score over the fields where the phrase occurs.
       if (docs[i] === doc && this.phraseFreqs[i]! > 0) {
+        const m = 3 * i;
         s +=
-          (this.weight[i]! * this.phraseFreqs[i]!) /
-          (this.a[i]! + this.bOverAvg[i]! * this.lengths[i]![doc]!);
+          (this.model[m]! * this.phraseFreqs[i]!) /
+          (this.model[m + 1]! + this.model[m + 2]! * this.lengths[i]![doc]!);
       }
     }
     return this.sat.score(s);
