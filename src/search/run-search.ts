@@ -389,7 +389,11 @@ export function runSearch(
     parsed.tree !== null && parsed.words.length > 0 && !budget.expired()
       ? suggestSpelling(parsed.words, {
           analyzer: summaryAnalyzer,
-          docFreq: (term) => generations.reduce((n, g) => n + g.probeDocFreq('body', term), 0),
+          docFreq: (term) => {
+            let df = 0;
+            for (const member of view.members) df += probedDocFreq(member.searcher.generations, term);
+            return df;
+          },
           termsWithPrefix: (prefix, limit) => {
             const all = new Set<string>();
             for (const g of generations)
@@ -441,6 +445,29 @@ export function runSearch(
       facets,
     },
   };
+}
+
+/**
+ * Body docFreqs "did you mean" probed, per point in time (a member's generations of one
+ * manifest: the same array for every query that reads it, gone with it). A misspelled word
+ * probes some 700 edits in every generation; a typo users repeat (a popular query, the next
+ * page) finds them here at one lookup each instead of again in every generation.
+ */
+const probedDocFreqs = new WeakMap<readonly GenerationView[], Map<string, number>>();
+/** Edits remembered per point in time: those of a few words. */
+const PROBED_PER_POINT = 4096;
+
+function probedDocFreq(generations: readonly GenerationView[], term: string): number {
+  let probed = probedDocFreqs.get(generations);
+  if (probed === undefined) probedDocFreqs.set(generations, (probed = new Map<string, number>()));
+  let df = probed.get(term);
+  if (df === undefined) {
+    df = 0;
+    for (const generation of generations) df += generation.probeDocFreq('body', term);
+    if (probed.size >= PROBED_PER_POINT) probed.delete(probed.keys().next().value!);
+    probed.set(term, df);
+  }
+  return df;
 }
 
 /** `facet.<Name>=<class>` lines of collection.cfg. */

@@ -152,3 +152,29 @@ describe('did you mean', () => {
     assert.equal(await spell('transmission control'), null, 'nothing to correct');
   });
 });
+
+describe('did you mean after a commit', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await testApp(['docs']);
+    await pushAndCommit(app.app, 'docs', [
+      { key: 'https://example.com/a', body: 'routers forward packets' },
+      { key: 'https://example.com/b', body: 'routers drop packets' },
+    ]);
+  });
+  after(() => app.close());
+
+  it('corrects a typo with a word committed after the typo was first asked', async () => {
+    const spell = async (query: string) =>
+      (await searchJson(app.app, { collection: 'docs', query })).response.resultPacket.spell?.text ?? null;
+    // Asked twice: what the first answer looked up is remembered for this point in time.
+    assert.equal(await spell('gatway'), null);
+    assert.equal(await spell('gatway'), null);
+    await pushAndCommit(app.app, 'docs', [
+      { key: 'https://example.com/c', body: 'the gateway forwards packets' },
+      { key: 'https://example.com/d', body: 'a gateway drops packets' },
+    ]);
+    assert.equal(await spell('gatway'), 'gateway');
+  });
+});
