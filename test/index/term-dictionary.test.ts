@@ -10,10 +10,11 @@ import {
 import { MemoryDirectory } from '../../src/index/store/memory-directory.js';
 
 /**
- * `probeDocFreq` (the term dictionary read as UTF-8 bytes, for "did you mean") against
- * `docFreq` (terms decoded into strings): the same answer for every term asked, present or
- * not, across block boundaries, multi-byte characters, characters at and above U+E000 and
- * past U+FFFF (whose UTF-8 order is not the dictionary's UTF-16 order), and lone surrogates.
+ * Term lookups (the dictionary's blocks read as UTF-8 bytes) against the dictionary's terms
+ * decoded one by one (`terms()`, as merges read them): the same entry, or none, for every term
+ * asked, present or not, across block boundaries, multi-byte characters, characters at and
+ * above U+E000 and past U+FFFF (whose UTF-8 order is not the dictionary's UTF-16 order), and
+ * lone surrogates; `probeDocFreq` ("did you mean") the same docFreq.
  */
 
 /** Characters of 1 to 4 UTF-8 bytes, around the places where byte order and UTF-16 order part. */
@@ -59,23 +60,28 @@ const termOf = fc
   .array(fc.constantFrom(...CHARACTERS), { minLength: 1, maxLength: 6 })
   .map((chars) => chars.join(''));
 
-describe('GenerationReader.probeDocFreq', () => {
-  it('answers what docFreq answers, for terms present and absent', () => {
+describe('term lookups', () => {
+  it('find the entry the dictionary holds for every term asked, present or absent', () => {
     fc.assert(
       fc.property(
         fc.array(termOf, { minLength: 1, maxLength: 300 }),
         fc.array(termOf, { maxLength: 40 }),
         (terms, others) => {
           const { probed, asked } = dictionaryOf(terms);
+          // The dictionary's own entries, decoded term by term.
+          const entries = new Map(asked.terms('body'));
           const probes = [...terms, ...others].flatMap(neighbours);
           // Lone surrogates (no dictionary term holds one) and a term past every other.
           probes.push('\ud800', 'a\udc00', '\ud83d', '\uffff\uffff\uffff\uffff\uffff\uffff\uffff');
-          for (const probe of probes)
+          for (const probe of probes) {
+            const expected = entries.get(probe);
+            assert.deepEqual(asked.termInfo('body', probe), expected, `lookup ${JSON.stringify(probe)}`);
             assert.equal(
               probed.probeDocFreq('body', probe),
-              asked.termInfo('body', probe)?.docFreq ?? 0,
+              expected?.docFreq ?? 0,
               `probe ${JSON.stringify(probe)}`,
             );
+          }
           assert.equal(probed.probeDocFreq('title', terms[0]!), 0);
         },
       ),

@@ -67,9 +67,31 @@ export class TermDictionaryReader {
     return this.fields.get(field)?.termCount ?? 0;
   }
 
+  /**
+   * Where `term`'s postings are in `field`, or undefined when it has no such term. The block's
+   * terms are rebuilt as UTF-8 bytes and compared with the term's, not decoded into strings:
+   * a lookup reads up to a block of 32 terms in each generation for every term a query names
+   * (and "did you mean" probes hundreds of edits of an unknown word), and decoding them cost
+   * several times the comparing. A term with a lone surrogate (which UTF-8 cannot hold apart
+   * from U+FFFD) is compared as a string.
+   */
   lookup(field: string, term: string): TermInfo | undefined {
     const index = this.fields.get(field);
     if (index === undefined) return undefined;
+    if (hasLoneSurrogate(term)) return this.lookupByString(index, term);
+    return this.findBytes(index, term) ? { ...FOUND } : undefined;
+  }
+
+  /** The docFreq of `term` in `field`, 0 when it has no such term: {@link lookup} without an object. */
+  docFreqOf(field: string, term: string): number {
+    const index = this.fields.get(field);
+    if (index === undefined) return 0;
+    if (hasLoneSurrogate(term)) return this.lookupByString(index, term)?.docFreq ?? 0;
+    return this.findBytes(index, term) ? FOUND.docFreq : 0;
+  }
+
+  /** {@link lookup} by decoding the block's terms. */
+  private lookupByString(index: FieldIndex, term: string): TermInfo | undefined {
     const block = lastBlockNotAfter(index.firstTerms, term);
     if (block < 0) return undefined;
     let found: TermInfo | undefined;
@@ -83,23 +105,12 @@ export class TermDictionaryReader {
     return found;
   }
 
-  /**
-   * The docFreq of `term` in `field` (0 when it has no such term), as {@link lookup} finds it,
-   * without decoding the block's terms into strings nor recording where their postings are:
-   * "did you mean" asks this of hundreds of edits of each unknown word in every generation,
-   * most of them no word, and decoding a block to find one absent term cost about what the
-   * rest of a search does. The block's terms are rebuilt as UTF-8 bytes and compared with the
-   * term's. A term with a lone surrogate (which UTF-8 cannot hold apart from U+FFFD) is looked
-   * up the usual way.
-   */
-  docFreqOf(field: string, term: string): number {
-    const index = this.fields.get(field);
-    if (index === undefined) return 0;
-    if (hasLoneSurrogate(term)) return this.lookup(field, term)?.docFreq ?? 0;
+  /** Finds a term without a lone surrogate by its UTF-8 bytes; when found, {@link FOUND} holds its entry. */
+  private findBytes(index: FieldIndex, term: string): boolean {
     const block = lastBlockNotAfter(index.firstTerms, term);
-    if (block < 0) return 0;
+    if (block < 0) return false;
     if (term !== probeTerm) {
-      // Encoded once for the generations that follow (a probe asks each of them in turn).
+      // Encoded once for the generations that follow (a term is looked up in each in turn).
       if (probe.length < term.length * 3) probe = new Uint8Array(term.length * 3);
       probeLength = encoder.encodeInto(term, probe).written!;
       probeTerm = term;
@@ -116,7 +127,7 @@ export class TermDictionaryReader {
       }
     const body = this.body;
     const end = body.length;
-    // VInts read in place (as ByteReader reads them): this loop is the whole cost of a probe.
+    // VInts read in place (as ByteReader reads them): this loop is the whole cost of a lookup.
     let at = index.blockOffsets[block]!;
     const readVInt = (): number => {
       let value = 0;
@@ -129,6 +140,8 @@ export class TermDictionaryReader {
     };
     const count = readVInt();
     let currentLength = 0;
+    let docStart = index.docBases[block]!;
+    let posStart = index.posBases[block]!;
     for (let i = 0; i < count; i++) {
       // The shared prefix is counted in UTF-16 units (never half a surrogate pair: see the writer).
       const prefixBytes = utf8LengthOfUnits(current, currentLength, readVInt());
@@ -138,12 +151,22 @@ export class TermDictionaryReader {
       if (current.length < currentLength) current = grown(current, prefixBytes, currentLength);
       for (let j = prefixBytes; j < currentLength; j++) current[j] = body[at++]!;
       const docFreq = readVInt();
-      for (let skip = 0; skip < 4; skip++) readVInt(); // where the postings are
+      docStart += readVInt();
+      const docLength = readVInt();
+      posStart += readVInt();
+      const posLength = readVInt();
       const order = compareBytes(current, currentLength, probe, probeLength);
-      if (order === 0) return docFreq;
-      if (order > 0 && bytesInOrder) return 0;
+      if (order === 0) {
+        FOUND.docFreq = docFreq;
+        FOUND.docStart = docStart;
+        FOUND.docLength = docLength;
+        FOUND.posStart = posStart;
+        FOUND.posLength = posLength;
+        return true;
+      }
+      if (order > 0 && bytesInOrder) return false;
     }
-    return 0;
+    return false;
   }
 
   /** Calls `visit` for terms >= `from` in order until it returns false. */
@@ -199,6 +222,8 @@ export class TermDictionaryReader {
 }
 
 const encoder = new TextEncoder();
+/** The entry {@link TermDictionaryReader.findBytes} found last (copied before it is handed out). */
+const FOUND: TermInfo = { docFreq: 0, docStart: 0, docLength: 0, posStart: 0, posLength: 0 };
 /** The UTF-8 bytes of the term {@link TermDictionaryReader.docFreqOf} looks for. */
 let probe: Uint8Array = new Uint8Array(256);
 let probeTerm = '';
