@@ -127,34 +127,26 @@ export class TermDictionaryReader {
       }
     const body = this.body;
     const end = body.length;
-    // VInts read in place (as ByteReader reads them): this loop is the whole cost of a lookup.
-    let at = index.blockOffsets[block]!;
-    const readVInt = (): number => {
-      let value = 0;
-      for (let shift = 0; ; shift += 7) {
-        if (at >= end || shift > 63) throw new RangeError('malformed term block');
-        const b = body[at++]!;
-        value += (b & 0x7f) * 2 ** shift;
-        if (b < 0x80) return value;
-      }
-    };
-    const count = readVInt();
+    cursor = index.blockOffsets[block]!;
+    const count = nextVInt(body);
     let currentLength = 0;
     let docStart = index.docBases[block]!;
     let posStart = index.posBases[block]!;
     for (let i = 0; i < count; i++) {
       // The shared prefix is counted in UTF-16 units (never half a surrogate pair: see the writer).
-      const prefixBytes = utf8LengthOfUnits(current, currentLength, readVInt());
-      const suffixLength = readVInt();
-      if (at + suffixLength > end) throw new RangeError('read past end');
+      const prefixBytes = utf8LengthOfUnits(current, currentLength, nextVInt(body));
+      const suffixLength = nextVInt(body);
+      const from = cursor;
+      if (from + suffixLength > end) throw new RangeError('read past end');
       currentLength = prefixBytes + suffixLength;
       if (current.length < currentLength) current = grown(current, prefixBytes, currentLength);
-      for (let j = prefixBytes; j < currentLength; j++) current[j] = body[at++]!;
-      const docFreq = readVInt();
-      docStart += readVInt();
-      const docLength = readVInt();
-      posStart += readVInt();
-      const posLength = readVInt();
+      for (let j = 0; j < suffixLength; j++) current[prefixBytes + j] = body[from + j]!;
+      cursor = from + suffixLength;
+      const docFreq = nextVInt(body);
+      docStart += nextVInt(body);
+      const docLength = nextVInt(body);
+      posStart += nextVInt(body);
+      const posLength = nextVInt(body);
       const order = compareBytes(current, currentLength, probe, probeLength);
       if (order === 0) {
         FOUND.docFreq = docFreq;
@@ -230,6 +222,27 @@ let probeTerm = '';
 let probeLength = 0;
 /** The UTF-8 bytes of the block's term it is at. */
 let current: Uint8Array = new Uint8Array(256);
+
+/** Where {@link nextVInt} reads next (one lookup at a time: lookups run to the end without yielding). */
+let cursor = 0;
+
+/**
+ * The variable-length integer at {@link cursor} in `bytes` (as ByteReader reads them), moving
+ * the cursor past it. A function of its own, not a closure over the position: V8 inlines it
+ * into the lookup's loop, which is the whole cost of a lookup.
+ */
+function nextVInt(bytes: Uint8Array): number {
+  let b = bytes[cursor++];
+  if (b === undefined) throw new RangeError('read past end');
+  if (b < 0x80) return b;
+  let value = b & 0x7f;
+  for (let shift = 7; ; shift += 7) {
+    b = bytes[cursor++];
+    if (b === undefined || shift > 63) throw new RangeError('malformed term block');
+    value += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return value;
+  }
+}
 
 /** Whether `text` holds a surrogate that is not half of a pair (`String.isWellFormed`, ES2024). */
 function hasLoneSurrogate(text: string): boolean {
