@@ -252,7 +252,7 @@ async function measureServer(
   label: string,
   main: string | undefined,
   figures: Figures,
-): Promise<Map<string, string>> {
+): Promise<ServerAnswers> {
   const profile = values['cpu-prof'];
   // A budget far above any query (as in search-threads): this measures latency and
   // throughput; on a loaded machine the default 2 s budget shed measured queries with 503.
@@ -282,12 +282,12 @@ async function measureServer(
         }
       }
     };
-    const answers = new Map<string, string>();
+    const answers: ServerAnswers = { fingerprints: new Map(), bytes: new Map() };
     for (let i = 0; i < 2; i++)
       for (const query of MIXED_QUERIES) {
         const body = await warm(query.text);
-        answers.set(query.text, fingerprint(body));
-        if (label === 'ours') answerBytes.set(query.text, Buffer.byteLength(body));
+        answers.fingerprints.set(query.text, fingerprint(body));
+        answers.bytes.set(query.text, Buffer.byteLength(body));
       }
     // Then bursts, as a server in steady state has answered before: every search thread
     // has run every kind of query and V8 has optimised it (otherwise the compilers' work
@@ -327,8 +327,11 @@ async function measureServer(
   }
 }
 
-/** The byte length of our answer to each query (the floor server answers as many). */
-const answerBytes = new Map<string, number>();
+/** What a server answered each query in its warm-up: the answer's {@link fingerprint} and byte length. */
+interface ServerAnswers {
+  fingerprints: Map<string, string>;
+  bytes: Map<string, number>;
+}
 
 /**
  * The floor (`bench/lib/floor-server.ts`): a bare `node:http` server answering each request
@@ -336,7 +339,7 @@ const answerBytes = new Map<string, number>();
  * answered with as many bytes as ours answered it. What HTTP and a thread hop cost on this
  * machine before any work: no server built this way answers faster.
  */
-async function measureFloor(figures: Figures): Promise<void> {
+async function measureFloor(answerBytes: ReadonlyMap<string, number>, figures: Figures): Promise<void> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./lib/floor-server.js', import.meta.url))], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -503,7 +506,7 @@ async function main(): Promise<void> {
     await measureInProcess(home, inProcess);
     if (withFts5) measureFts5(home, inProcess);
     add('in-process', inProcess);
-    const answers = new Map<string, Map<string, string>>();
+    const answers = new Map<string, ServerAnswers>();
     // The servers take turns, who goes first alternating with the repeat.
     const order = r % 2 === 1 ? servers : [...servers].reverse();
     for (const server of order) {
@@ -511,10 +514,10 @@ async function main(): Promise<void> {
       answers.set(server.label, await measureServer(home, server.label, server.main, figures));
       add(server.label, figures);
     }
-    await measureFloor(inProcess);
+    await measureFloor(answers.get('ours')!.bytes, inProcess);
     if (baseline !== undefined) {
-      const ours = answers.get('ours')!;
-      const theirs = answers.get('baseline')!;
+      const ours = answers.get('ours')!.fingerprints;
+      const theirs = answers.get('baseline')!.fingerprints;
       differing = MIXED_QUERIES.map((q) => q.text).filter((text) => ours.get(text) !== theirs.get(text));
     }
     const o = perRepeat.get('ours')!.at(-1)!;

@@ -216,7 +216,7 @@ export class TermDictionaryReader {
 const encoder = new TextEncoder();
 /** The entry {@link TermDictionaryReader.findBytes} found last (copied before it is handed out). */
 const FOUND: TermInfo = { docFreq: 0, docStart: 0, docLength: 0, posStart: 0, posLength: 0 };
-/** The UTF-8 bytes of the term {@link TermDictionaryReader.docFreqOf} looks for. */
+/** The UTF-8 bytes of the term {@link TermDictionaryReader.findBytes} looks for (`probeTerm`), `probeLength` of them. */
 let probe: Uint8Array = new Uint8Array(256);
 let probeTerm = '';
 let probeLength = 0;
