@@ -1,3 +1,5 @@
+import type { TermProbes } from './generation/term-probes.js';
+
 /**
  * What one generation offers to the query executor (`src/query/`). The on-disk reader
  * (`generation/generation-reader.ts`) implements it; tests may implement it in memory.
@@ -92,6 +94,11 @@ export interface GenerationView {
    * pushes out the terms queries ask again.
    */
   probeDocFreq(field: string, term: string): number;
+  /**
+   * Adds the {@link probeDocFreq} of each of `probes`' terms to `out` (at the term's index):
+   * many terms asked once, looked up together (a word's edits: one pass over the dictionary).
+   */
+  probeDocFreqs(field: string, probes: TermProbes, out: Int32Array): void;
   /** Null when the term does not occur in the field. */
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null;
   /** Terms of the field starting with `prefix`, in term order, at most `limit`. */

@@ -4,6 +4,12 @@ export interface SpellingSource {
   analyzer: Analyzer;
   /** Documents containing an (analysed) term of the body. */
   docFreq(term: string): number;
+  /**
+   * {@link docFreq} of each of many terms (the edits of one word), in their order: looked up
+   * together, in one pass over each dictionary instead of one lookup each. Without it, terms
+   * are looked up one by one.
+   */
+  docFreqs?(terms: readonly string[]): ArrayLike<number>;
   /** Body terms starting with a prefix, in order. */
   termsWithPrefix(prefix: string, limit: number): string[];
   /**
@@ -61,7 +67,12 @@ export function suggestSpelling(
     budget.left--;
     return source.docFreq(term);
   };
-  const bounded: SpellingSource = { ...source, docFreq };
+  // A term of a batch counts as one lookup, as when asked alone.
+  const docFreqs = (terms: readonly string[]): ArrayLike<number> => {
+    budget.left -= terms.length;
+    return source.docFreqs !== undefined ? source.docFreqs(terms) : terms.map((term) => source.docFreq(term));
+  };
+  const bounded: Required<SpellingSource> = { ...source, docFreq, docFreqs };
   let changed = false;
   const out: string[] = [];
   for (const word of words) {
@@ -117,25 +128,37 @@ const FAR_MORE = 10;
  */
 function closeCorrection(
   word: string,
-  source: SpellingSource,
+  source: Required<SpellingSource>,
   budget: { left: number },
 ): { term: string; edits: string[] } | undefined {
-  let best: { term: string; edits: string[]; df: number } | undefined;
+  // The edits in turn, each candidate (an edit's first term) counted once against the budget
+  // when first met, up to the edit where the budget runs out; then all the candidates looked
+  // up together (see SpellingSource.docFreqs).
+  const analysed: { edit: string; terms: string[] }[] = [];
+  const candidates: string[] = [];
   const seen = new Set<string>();
   for (const edit of singleEdits(word)) {
-    if (budget.left <= 0) break;
+    if (budget.left - candidates.length <= 0) break;
     const terms = source.analyzer.terms(edit);
+    analysed.push({ edit, terms });
     const candidate = terms[0];
-    if (candidate === undefined) continue;
-    if (seen.has(candidate)) {
-      if (best?.term === candidate && terms.length === 1) best.edits.push(edit);
-      continue;
-    }
+    if (candidate === undefined || seen.has(candidate)) continue;
     seen.add(candidate);
-    const df = source.docFreq(candidate);
-    if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
-      best = { term: candidate, edits: terms.length === 1 ? [edit] : [], df };
+    candidates.push(candidate);
   }
+  const found = source.docFreqs(candidates);
+  const dfOf = new Map(candidates.map((candidate, i) => [candidate, found[i]!]));
+  // The most frequent candidate (the first in term order among equals), with the edits that
+  // analyse to it alone.
+  let best: { term: string; edits: string[]; df: number } | undefined;
+  for (const candidate of candidates) {
+    const df = dfOf.get(candidate)!;
+    if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
+      best = { term: candidate, edits: [], df };
+  }
+  if (best !== undefined)
+    for (const { edit, terms } of analysed)
+      if (terms.length === 1 && terms[0] === best.term) best.edits.push(edit);
   return best;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_AUTH, testApp, type TestApp } from '../http/helpers.js';
+import { ADMIN_AUTH, state, testApp, type TestApp } from '../http/helpers.js';
 import { pushAndCommit, searchJson } from './helpers.js';
 
 /** What a new user meets when loading and searching (issue #23): defaults that just work. */
@@ -176,5 +176,45 @@ describe('did you mean after a commit', () => {
       { key: 'https://example.com/d', body: 'a gateway drops packets' },
     ]);
     assert.equal(await spell('gatway'), 'gateway');
+  });
+});
+
+describe('did you mean over several generations', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await testApp(['docs']);
+    const docs = (name: string, body: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ key: `https://example.com/${name}${i}`, body }));
+    // Three commits, three generations: the first large, the others small. Within one edit of
+    // `cabel`: `camel` (3 documents, first generation), `cable` (1 in each), `label` (2, last).
+    await pushAndCommit(app.app, 'docs', [
+      ...docs('filler', 'routers forward packets between networks', 40),
+      ...docs('camel', 'a camel crosses the desert', 3),
+      ...docs('cable', 'a cable joins two hosts', 1),
+    ]);
+    await pushAndCommit(app.app, 'docs', docs('cablebis', 'the cable is cut', 1));
+    await pushAndCommit(app.app, 'docs', [
+      ...docs('cableter', 'cable lengths', 2),
+      ...docs('label', 'a label names a route', 2),
+      ...docs('gateway', 'a gateway forwards packets', 2),
+    ]);
+  });
+  after(() => app.close());
+
+  const spell = async (query: string) =>
+    (await searchJson(app.app, { collection: 'docs', query })).response.resultPacket.spell?.text ?? null;
+
+  it('corrects with a word found only in the newest, smallest generation', async () => {
+    assert.equal((await state(app.app, 'v2', 'docs')).json().generations, 3);
+    assert.equal(await spell('gatway'), 'gateway');
+    assert.equal(await spell('gatewya packets'), 'gateway packets');
+  });
+
+  it('counts a correction in every generation: the most documents over all of them wins', async () => {
+    // cable 4 (1 + 1 + 2), camel 3, label 2: `camel` leads the first generation alone, `label` the last.
+    assert.equal(await spell('cabel'), 'cable');
+    // Asked again: the same, from what the first answer looked up.
+    assert.equal(await spell('cabel'), 'cable');
   });
 });

@@ -1,4 +1,5 @@
 import { NO_MORE_DOCS, type GenerationView, type PostingsIterator } from '../../src/index/generation-view.js';
+import type { TermProbes } from '../../src/index/generation/term-probes.js';
 import { ArrayPostings, ArrayPostingsList } from '../../src/query/array-postings.js';
 
 /**
@@ -159,6 +160,10 @@ export class MemoryGeneration implements GenerationView {
 
   probeDocFreq(field: string, term: string): number {
     return this.docFreq(field, term);
+  }
+
+  probeDocFreqs(field: string, probes: TermProbes, out: Int32Array): void {
+    probes.terms.forEach((term, t) => (out[t] += this.docFreq(field, term)));
   }
 
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {

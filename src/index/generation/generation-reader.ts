@@ -29,6 +29,7 @@ import {
 import { decodedBlocks, type DecodedBlock } from './decoded-block-cache.js';
 import { decompressStoredBlock, readStoredRecord } from './stored-record-codec.js';
 import { TermDictionaryReader, type TermInfo } from './term-dictionary-reader.js';
+import type { TermProbes } from './term-probes.js';
 
 /**
  * Postings (`.doc`) and positions (`.pos`) files up to this size are kept in memory; bigger
@@ -264,6 +265,14 @@ export class GenerationReader {
     const cached = this.termCache.get(field)?.get(term);
     if (cached !== undefined) return cached === null ? 0 : cached.info.docFreq;
     return this.dictionary.docFreqOf(field, term);
+  }
+
+  /**
+   * {@link probeDocFreq} of many terms, added to `out` (see GenerationView.probeDocFreqs):
+   * from the dictionary alone, which holds the same docFreqs as the term cache.
+   */
+  probeDocFreqs(field: string, probes: TermProbes, out: Int32Array): void {
+    this.dictionary.addDocFreqs(field, probes, out);
   }
 
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {

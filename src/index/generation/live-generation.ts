@@ -1,6 +1,7 @@
 import type { GenerationView, PostingsIterator } from '../generation-view.js';
 import type { GenerationReader } from './generation-reader.js';
 import type { KilledBits } from './killed-bits.js';
+import type { TermProbes } from './term-probes.js';
 
 /** A generation as one manifest sees it: its files plus that manifest's killed bits. */
 export class LiveGeneration implements GenerationView {
@@ -46,6 +47,10 @@ export class LiveGeneration implements GenerationView {
 
   probeDocFreq(field: string, term: string): number {
     return this.reader.probeDocFreq(field, term);
+  }
+
+  probeDocFreqs(field: string, probes: TermProbes, out: Int32Array): void {
+    this.reader.probeDocFreqs(field, probes, out);
   }
 
   postings(field: string, term: string, withPositions: boolean): PostingsIterator | null {
