@@ -1,4 +1,5 @@
 import { ByteReader } from '../store/byte-reader.js';
+import type { TermFilter } from './term-filter.js';
 import { hasLoneSurrogate, type TermProbes } from './term-probes.js';
 
 /** Where a term's postings lie, as the dictionary records it. */
@@ -170,11 +171,13 @@ export class TermDictionaryReader {
    * their first letters fall in the same few blocks. In order, a block is decoded once for all
    * the probes falling in it, a probe continues from the term the previous one stopped at, and
    * the block index is searched only when a probe reaches the next block's first term.
+   * With `filter` (the field's terms, {@link forEachTermBytes}), a probe it turns away is
+   * absent without reading the dictionary.
    */
-  addDocFreqs(field: string, probes: TermProbes, out: Int32Array): void {
+  addDocFreqs(field: string, probes: TermProbes, out: Int32Array, filter?: TermFilter): void {
     const index = this.fields.get(field);
     if (index === undefined) return;
-    const { terms, bytes, starts, inByteOrder } = probes;
+    const { terms, bytes, starts, inByteOrder, hashes } = probes;
     const firstTerms = index.firstTerms;
     const blockCount = firstTerms.length;
     const body = this.body;
@@ -195,6 +198,8 @@ export class TermDictionaryReader {
         block = -1;
         continue;
       }
+      // Turned away: the pass stays where it is, the next probe (after this one) continues from there.
+      if (filter !== undefined && !filter.mayContain(hashes[t]!)) continue;
       if (block < 0 || (block + 1 < blockCount && firstTerms[block + 1]! <= term)) {
         const found = lastBlockNotAfter(firstTerms, term, block + 1);
         if (found < 0) continue; // before the first term
@@ -234,6 +239,37 @@ export class TermDictionaryReader {
         }
         if (order === 0) out[t]! += heldDocFreq;
         break;
+      }
+    }
+  }
+
+  /**
+   * Calls `visit` with the UTF-8 bytes of every term of `field` in turn (`bytes[0, length)`,
+   * valid until the next call): a term filter is built from them without decoding strings.
+   */
+  forEachTermBytes(field: string, visit: (bytes: Uint8Array, length: number) => void): void {
+    const index = this.fields.get(field);
+    if (index === undefined) return;
+    const body = this.body;
+    const end = body.length;
+    let term: Uint8Array = new Uint8Array(256);
+    for (let block = 0; block < index.blockOffsets.length; block++) {
+      cursor = index.blockOffsets[block]!;
+      const count = nextVInt(body);
+      let termLength = 0;
+      for (let i = 0; i < count; i++) {
+        const prefixBytes = utf8LengthOfUnits(term, termLength, nextVInt(body));
+        const suffixLength = nextVInt(body);
+        let at = cursor;
+        if (at + suffixLength > end) throw new RangeError('read past end');
+        termLength = prefixBytes + suffixLength;
+        if (term.length < termLength) term = grown(term, prefixBytes, termLength);
+        for (let j = 0; j < suffixLength; j++) term[prefixBytes + j] = body[at++]!;
+        // The docFreq and the postings' places: five VInts skipped (each ends at a byte below 0x80).
+        for (let skipped = 0; skipped < 5; skipped++) while (body[at++]! >= 0x80);
+        if (at > end) throw new RangeError('read past end');
+        cursor = at;
+        visit(term, termLength);
       }
     }
   }

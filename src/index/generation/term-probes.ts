@@ -1,3 +1,5 @@
+import { termHash } from './term-filter.js';
+
 const encoder = new TextEncoder();
 
 /**
@@ -19,6 +21,8 @@ export class TermProbes {
    * hold the term (a lone surrogate): such a term is looked up alone.
    */
   readonly inByteOrder: Uint8Array;
+  /** {@link termHash} of each term's bytes (for the generations' term filters). */
+  readonly hashes: Int32Array;
 
   constructor(input: readonly string[]) {
     const order = Array.from(input.keys()).sort((a, b) =>
@@ -38,10 +42,12 @@ export class TermProbes {
     const bytes = new Uint8Array(room);
     const starts = new Int32Array(terms.length + 1);
     const inByteOrder = new Uint8Array(terms.length);
+    const hashes = new Int32Array(terms.length);
     let at = 0;
     terms.forEach((term, t) => {
       starts[t] = at;
       at += encoder.encodeInto(term, bytes.subarray(at)).written;
+      hashes[t] = termHash(bytes, starts[t]!, at);
       if (hasLoneSurrogate(term)) return;
       // 0xee leads U+E000..U+EFFF, 0xef up to U+FFFF, 0xf0 and above past U+FFFF.
       for (let b = starts[t]!; b < at; b++) if (bytes[b]! >= 0xee) return;
@@ -53,6 +59,7 @@ export class TermProbes {
     this.bytes = bytes;
     this.starts = starts;
     this.inByteOrder = inByteOrder;
+    this.hashes = hashes;
   }
 }
 
