@@ -24,8 +24,9 @@ export interface SpellingSource {
 /** Limits of one suggestion (see {@link suggestSpelling}). */
 export interface SpellingOptions {
   /**
-   * Most `docFreq` calls (dictionary lookups in every generation) for the whole query; default
-   * {@link DEFAULT_MAX_LOOKUPS}. When it runs out, the words not yet corrected stay as typed.
+   * Most terms looked up (in every generation) for the whole query, each counted once whether
+   * asked alone (`docFreq`) or with others (`docFreqs`); default {@link DEFAULT_MAX_LOOKUPS}.
+   * When it runs out, the words not yet corrected stay as typed.
    */
   maxLookups?: number;
 }
@@ -134,32 +135,34 @@ function closeCorrection(
   // The edits in turn, each candidate (an edit's first term) counted once against the budget
   // when first met, up to the edit where the budget runs out; then all the candidates looked
   // up together (see SpellingSource.docFreqs).
-  const analysed: { edit: string; terms: string[] }[] = [];
+  const edits: string[] = [];
+  /** Per edit, its term when it analyses to one term alone, else null. */
+  const alone: (string | null)[] = [];
   const candidates: string[] = [];
   const seen = new Set<string>();
   for (const edit of singleEdits(word)) {
     if (budget.left - candidates.length <= 0) break;
     const terms = source.analyzer.terms(edit);
-    analysed.push({ edit, terms });
+    edits.push(edit);
+    alone.push(terms.length === 1 ? terms[0]! : null);
     const candidate = terms[0];
     if (candidate === undefined || seen.has(candidate)) continue;
     seen.add(candidate);
     candidates.push(candidate);
   }
   const found = source.docFreqs(candidates);
-  const dfOf = new Map(candidates.map((candidate, i) => [candidate, found[i]!]));
   // The most frequent candidate (the first in term order among equals), with the edits that
   // analyse to it alone.
-  let best: { term: string; edits: string[]; df: number } | undefined;
-  for (const candidate of candidates) {
-    const df = dfOf.get(candidate)!;
+  let best: { term: string; df: number } | undefined;
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i]!;
+    const df = found[i]!;
     if (df >= RARE && (best === undefined || df > best.df || (df === best.df && candidate < best.term)))
-      best = { term: candidate, edits: [], df };
+      best = { term: candidate, df };
   }
-  if (best !== undefined)
-    for (const { edit, terms } of analysed)
-      if (terms.length === 1 && terms[0] === best.term) best.edits.push(edit);
-  return best;
+  if (best === undefined) return undefined;
+  const term = best.term;
+  return { term, edits: edits.filter((_, i) => alone[i] === term) };
 }
 
 /** The most frequent term at distance 2 among dictionary terms with the same first two letters. */
