@@ -1,5 +1,5 @@
 import { NO_MORE_DOCS, type BlockFreqScan, type PostingsIterator } from '../index/generation-view.js';
-import { unpackOneOrZero } from '../index/generation/bit-packing.js';
+import { unpack, unpackOneOrZero } from '../index/generation/bit-packing.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 import { packedMap } from './packed-map.js';
 
@@ -271,33 +271,19 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
     if (this.starts.length < n) this.starts = new Int32Array(Math.max(n, this.starts.length * 2));
     const starts = this.starts;
     const leadOffset = this.slotOffset[leadSlot]!;
-    const leadData = lead.packedData;
-    const leadAt = lead.packedAt;
-    const leadFirst = lead.packedFirst;
-    const leadWidth = lead.packedWidth;
-    for (let p = 0; p < n; p++)
-      starts[p] = unpackOneOrZero(leadData, leadAt, leadFirst + p, leadWidth) - leadOffset;
+    // The lead's positions are all read: decoded in one pass, minus the slot's offset.
+    unpack(lead.packedData, lead.packedAt, lead.packedFirst, n, lead.packedWidth, -leadOffset, starts);
     for (let k = 1; k < order.length && n > 0; k++) {
       const slot = order[k]!;
       const it = its[this.slotIt[slot]!]!;
       const offset = this.slotOffset[slot]!;
       const count = it.preparePositions();
       if (count === 0) return 0;
-      const data = it.packedData;
-      const at = it.packedAt;
-      const first = it.packedFirst;
       const width = it.packedWidth;
-      let ptr = 0;
-      let value = unpackOneOrZero(data, at, first, width);
-      let kept = 0;
-      for (let i = 0; i < n; i++) {
-        const want = starts[i]! + offset;
-        while (value < want && ++ptr < count) value = unpackOneOrZero(data, at, first + ptr, width);
-        // Starts only increase, so an exhausted list means no later occurrence either.
-        if (ptr === count) break;
-        if (value === want) starts[kept++] = starts[i]!;
-      }
-      n = kept;
+      n =
+        width > 0 && width < 32
+          ? keepStartsStreamed(starts, n, offset, it.packedData, it.packedAt, it.packedFirst, count, width)
+          : keepStarts(starts, n, offset, it.packedData, it.packedAt, it.packedFirst, count, width);
     }
     return n;
   }
@@ -349,4 +335,89 @@ export class PhrasePostings implements PostingsIterator, FreqRatioImpacts {
   blockMaxFreqRatio(): number {
     return this.shallowMaxRatio;
   }
+}
+
+/**
+ * Keeps, in place, the starts s of starts[0 .. n) such that s + offset is one of the `count`
+ * ascending positions packed at `width` bits from value `first` of the run at byte `at`;
+ * returns how many are kept. The positions are read one by one, only as far as the starts
+ * need them (starts ascend, so an exhausted list means no later occurrence either).
+ */
+function keepStarts(
+  starts: Int32Array,
+  n: number,
+  offset: number,
+  data: DataView,
+  at: number,
+  first: number,
+  count: number,
+  width: number,
+): number {
+  let ptr = 0;
+  let value = unpackOneOrZero(data, at, first, width);
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const want = starts[i]! + offset;
+    while (value < want && ++ptr < count) value = unpackOneOrZero(data, at, first + ptr, width);
+    if (ptr === count) break;
+    if (value === want) starts[kept++] = starts[i]!;
+  }
+  return kept;
+}
+
+/**
+ * {@link keepStarts} for widths 1..31, decoding the positions as a stream (as `unpack`
+ * does: the current word's unread bits in `acc`, the next word loaded when they run out)
+ * instead of locating each one from its index: a check reads most of a common term's
+ * positions in a document, and this is most of a phrase's time.
+ */
+function keepStartsStreamed(
+  starts: Int32Array,
+  n: number,
+  offset: number,
+  data: DataView,
+  at: number,
+  first: number,
+  count: number,
+  width: number,
+): number {
+  const mask = (1 << width) - 1;
+  const bit = first * width;
+  let p = at + ((bit >>> 5) << 2);
+  // The unread bits of the word at p, low first, and how many there are.
+  let acc = data.getInt32(p, true) >>> (bit & 31);
+  let left = 32 - (bit & 31);
+  let value: number;
+  if (width <= left) {
+    value = acc & mask;
+    acc >>>= width;
+    left -= width;
+  } else {
+    p += 4;
+    const next = data.getInt32(p, true);
+    value = (acc | (next << left)) & mask;
+    acc = next >>> (width - left);
+    left += 32 - width;
+  }
+  let ptr = 0;
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const want = starts[i]! + offset;
+    while (value < want) {
+      if (++ptr === count) return kept;
+      if (width <= left) {
+        value = acc & mask;
+        acc >>>= width;
+        left -= width;
+      } else {
+        p += 4;
+        const next = data.getInt32(p, true);
+        value = (acc | (next << left)) & mask;
+        acc = next >>> (width - left);
+        left += 32 - width;
+      }
+    }
+    if (value === want) starts[kept++] = starts[i]!;
+  }
+  return kept;
 }

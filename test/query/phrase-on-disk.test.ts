@@ -5,6 +5,7 @@ import { SearchIndex } from '../../src/index/search-index.js';
 import { MemoryDirectory } from '../../src/index/store/memory-directory.js';
 import { executeQuery } from '../../src/query/execute-query.js';
 import type { Query } from '../../src/query/query-tree.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { naiveSearch } from './naive-search.js';
 
 /**
@@ -133,6 +134,77 @@ describe('phrases on disk', () => {
               `k ${k} threshold ${totalHitsThreshold}`,
             );
           }
+        }
+      } finally {
+        searcher.release();
+      }
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('checks positions packed wide (documents of up to 90,000 words) like the oracle', async () => {
+    // Positions are packed at the width of a block's largest one: long documents give runs of
+    // 10 to 17 bits whose values straddle 32-bit words. "bravo" is in every document, tens to
+    // thousands of times (the phrase check reads its positions as a stream, not one by one),
+    // "alpha" in fewer (it leads); near misses ("alpha w bravo", "bravo alpha") surround the
+    // real occurrences.
+    const random = seededRandom(17);
+    const bodies: string[][] = [];
+    for (let i = 0; i < 160; i++) {
+      const length = [12, 700, 5_000, 90_000][i % 4]!;
+      const words: string[] = Array.from({ length }, () => (random() < 0.02 ? 'bravo' : 'w'));
+      words[length - 1] = 'bravo';
+      if (i % 5 !== 4) {
+        const n = 1 + Math.floor(random() * 6);
+        for (let j = 0; j < n; j++) {
+          const at = Math.floor(random() * (length - 3));
+          const shape = Math.floor(random() * 3);
+          words[at] = shape === 1 ? 'bravo' : 'alpha';
+          words[at + 1] = shape === 0 ? 'bravo' : shape === 1 ? 'alpha' : 'w';
+          if (shape === 2) words[at + 2] = 'bravo';
+        }
+      }
+      bodies.push(words);
+    }
+    const index = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      autoMerge: false,
+    });
+    try {
+      // Two generations.
+      for (let i = 0; i < bodies.length; i++) {
+        index.put({
+          key: `http://wide.test/${String(i).padStart(4, '0')}`,
+          fields: { body: bodies[i]!.join(' ') },
+        });
+        if (i === 79) await index.commit();
+      }
+      await index.commit();
+      const searcher = index.acquireSearcher();
+      try {
+        const oracle = [{ docs: bodies.map((body) => ({ fields: { body } })), killed: new Set<number>() }];
+        const queries: Query[] = [
+          { kind: 'phrase', terms: ['alpha', 'bravo'] },
+          { kind: 'phrase', terms: ['bravo', 'alpha'] },
+          { kind: 'phrase', terms: ['alpha', 'bravo'], positions: [0, 2] },
+          { kind: 'phrase', terms: ['bravo', 'alpha', 'bravo'] },
+        ];
+        for (const query of queries) {
+          const expected = naiveSearch(oracle, query);
+          assert.ok(expected.length > 10, `${JSON.stringify(query)} matches ${expected.length}`);
+          const got = executeQuery(searcher.generations, query, { k: bodies.length, exhaustive: true });
+          assert.equal(got.totalHits, expected.length, JSON.stringify(query));
+          const scoreOf = new Map(
+            expected.map((h) => [`http://wide.test/${String(h.docId).padStart(4, '0')}`, h.score]),
+          );
+          for (const hit of got.hits) {
+            const want = scoreOf.get(searcher.stored(hit.generationIndex, hit.docId).$key as string);
+            assert.ok(want !== undefined && Math.abs(hit.score - want) < 1e-9, JSON.stringify(query));
+          }
+          const pruned = executeQuery(searcher.generations, query, { k: 5, totalHitsThreshold: 0 });
+          assert.deepEqual(pruned.hits, got.hits.slice(0, 5), JSON.stringify(query));
         }
       } finally {
         searcher.release();
