@@ -138,6 +138,13 @@ function runGenerations(
       const c = weight.count(view);
       knownCount = c < 0 ? -1 : knownCount + c;
     }
+    // Nothing can enter the results any more (a count alone, k = 0, past its exact-count
+    // threshold: pruning skips every window from then on, and counts nothing it skips). The
+    // generations left would only be opened, their first match found, and skipped.
+    if (collector.minCompetitiveScore() === Infinity) {
+      if (knownCount < 0) break;
+      continue;
+    }
     if (exhaustive) {
       // The oracle path: plain iteration, no block data, no bulk scorer.
       const scorer = weight.scorer(view);

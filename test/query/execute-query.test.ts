@@ -302,6 +302,31 @@ describe('executeQuery: killed documents and counting', () => {
     const r = run(gen, term('odd'), { k: 0 });
     assert.deepEqual([r.hits.length, r.totalHits, r.totalHitsExact], [0, 25, true]);
   });
+
+  it('k = 0 past its threshold opens no further generation; below it, every generation counts', () => {
+    // Three generations of 50 documents: 25 match 'odd' in each.
+    const opened: number[] = [];
+    const gens = [1, 2, 3].map((g) => {
+      const gen = new MemoryGeneration(docs, { generation: g });
+      const postings = gen.postings.bind(gen);
+      gen.postings = (field, t, withPositions) => {
+        opened.push(g);
+        return postings(field, t, withPositions);
+      };
+      return gen;
+    });
+    // The threshold (30) is passed in the second generation: the third is never read.
+    const capped = run(gens, term('odd', 'body'), { k: 0, totalHitsThreshold: 30 });
+    assert.deepEqual([capped.totalHits, capped.totalHitsExact], [31, false]);
+    assert.deepEqual([...new Set(opened)], [1, 2]);
+    opened.length = 0;
+    const exact = run(gens, term('odd', 'body'), { k: 0, totalHitsThreshold: 75 });
+    assert.deepEqual([exact.totalHits, exact.totalHitsExact], [75, true]);
+    assert.deepEqual([...new Set(opened)], [1, 2, 3]);
+    // A count known without iterating (match-all) stays exact over every generation.
+    const all = run(gens, { kind: 'all' }, { k: 0, totalHitsThreshold: 10 });
+    assert.deepEqual([all.totalHits, all.totalHitsExact], [150, true]);
+  });
 });
 
 describe('executeQuery: several generations and statistics', () => {
