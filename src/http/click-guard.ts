@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { normalizeClickQuery } from '../collection/evidence/click-store.js';
+import { BoundedMap } from '../bounded-map.js';
 import { SearchError } from '../errors.js';
-import { setMostRecent } from '../security/recent-map.js';
 
 /** What `/s/redirect` allows one client (global.cfg `search.clicks.*`). */
 export interface ClickLimits {
@@ -24,7 +24,10 @@ export const DEFAULT_CLICK_LIMITS: Readonly<ClickLimits> = Object.freeze({
 
 /** IPv6 clients get a /64 each from their provider: one address to the rate limit and the dedupe. */
 const IPV6_PREFIX = 64;
-/** Clicks remembered for the dedupe (about 100 bytes each); the oldest are forgotten first. */
+/**
+ * Clicks remembered for the dedupe (about 100 bytes each): the 100,000 most recent, at most
+ * 200,000 (see BoundedMap); the oldest are forgotten first.
+ */
 const MAX_REMEMBERED_CLICKS = 100_000;
 /** Addresses the rate limit counts at once (its LRU store); the least recent are forgotten. */
 const MAX_COUNTED_ADDRESSES = 100_000;
@@ -68,11 +71,11 @@ export function clickRateLimit(
 /**
  * Remembers which clicks were logged lately, so that one address clicking one result for one
  * query again (a double click, the back button, a script) counts once within the window.
- * Bounded: beyond {@link MAX_REMEMBERED_CLICKS} the oldest are forgotten (then a repeat may
+ * Bounded: beyond the {@link MAX_REMEMBERED_CLICKS} most recent the oldest may be forgotten (then a repeat may
  * count again, which the rate limit still bounds).
  */
 export class ClickDeduper {
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new BoundedMap<string, number>(MAX_REMEMBERED_CLICKS);
 
   constructor(
     private readonly windowMs: number,
@@ -89,7 +92,7 @@ export class ClickDeduper {
     const now = this.now();
     const at = this.seen.get(key);
     if (at !== undefined && now - at < this.windowMs) return false;
-    setMostRecent(this.seen, key, now, MAX_REMEMBERED_CLICKS);
+    this.seen.set(key, now);
     return true;
   }
 }

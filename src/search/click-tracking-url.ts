@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { BoundedMap } from '../bounded-map.js';
 
 /** HMAC of a result URL: `/s/redirect` only follows URLs it signed (no open redirect). */
 export function signUrl(secret: Uint8Array, url: string): string {
@@ -24,8 +25,9 @@ export function clickTrackingUrl(
 }
 
 /**
- * Result URLs whose signature a {@link ClickTrackingUrls} keeps: the URLs of the results
- * queries answer most (a few MB at most per search thread).
+ * Result URLs whose signature a {@link ClickTrackingUrls} keeps: the 16,384 most recently
+ * shown, at most 32,768 (see BoundedMap): the URLs of the results queries answer most (a few
+ * MB at most per search thread).
  */
 const SIGNATURE_CACHE_ENTRIES = 16_384;
 
@@ -36,7 +38,7 @@ const SIGNATURE_CACHE_ENTRIES = 16_384;
  * the same for every result of a query, are encoded once for all of them.
  */
 export class ClickTrackingUrls {
-  private readonly signatures = new Map<string, string>();
+  private readonly signatures = new BoundedMap<string, string>(SIGNATURE_CACHE_ENTRIES);
   private lastCollection = '';
   private lastCollectionEncoded = '';
   private lastQuery = '';
@@ -66,9 +68,6 @@ export class ClickTrackingUrls {
     let signature = this.signatures.get(url);
     if (signature === undefined) {
       signature = signUrl(this.secret, url);
-      // First in, first out: cheap, and a URL still in use is signed again at worst.
-      if (this.signatures.size >= SIGNATURE_CACHE_ENTRIES)
-        this.signatures.delete(this.signatures.keys().next().value!);
       this.signatures.set(url, signature);
     }
     return signature;

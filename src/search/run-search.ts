@@ -1,3 +1,4 @@
+import { BoundedMap } from '../bounded-map.js';
 import type { CollectionSettings } from '../collection/collection-settings.js';
 import {
   FACET_FIELD_PREFIX,
@@ -459,42 +460,17 @@ export function runSearch(
  * probes some 700 edits in every generation; a typo users repeat (a popular query, the next
  * page) finds them here at one lookup each instead of again in every generation.
  */
-const probedDocFreqs = new WeakMap<readonly GenerationView[], ProbedTerms>();
-/** Edits remembered per point in time: those of a few words. */
-const PROBED_PER_POINT = 4096;
-
+const probedDocFreqs = new WeakMap<readonly GenerationView[], BoundedMap<string, number>>();
 /**
- * Terms remembered with their docFreq, in two halves of at most {@link PROBED_PER_POINT} / 2:
- * when the young half fills, the old one is dropped whole and the young one takes its place
- * (a term found in the old half moves to the young one). Dropping the first inserted term of a
- * single map one at a time cost ~2 µs per term remembered: a V8 map's iterator walks over the
- * entries deleted at the table's start until the table is rebuilt, and a typo asked for the
- * first time remembers ~700 terms.
+ * Edits remembered per point in time, those of a few words: the 2,048 most recently used, at
+ * most 4,096 (a typo asked for the first time remembers ~700, at no eviction cost: see
+ * BoundedMap).
  */
-class ProbedTerms {
-  private young = new Map<string, number>();
-  private old = new Map<string, number>();
+const PROBED_PER_POINT = 2048;
 
-  get(term: string): number | undefined {
-    const df = this.young.get(term);
-    if (df !== undefined) return df;
-    const older = this.old.get(term);
-    if (older !== undefined) this.set(term, older);
-    return older;
-  }
-
-  set(term: string, df: number): void {
-    if (this.young.size >= PROBED_PER_POINT / 2) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(term, df);
-  }
-}
-
-function probedOf(generations: readonly GenerationView[]): ProbedTerms {
+function probedOf(generations: readonly GenerationView[]): BoundedMap<string, number> {
   let probed = probedDocFreqs.get(generations);
-  if (probed === undefined) probedDocFreqs.set(generations, (probed = new ProbedTerms()));
+  if (probed === undefined) probedDocFreqs.set(generations, (probed = new BoundedMap(PROBED_PER_POINT)));
   return probed;
 }
 

@@ -1,6 +1,7 @@
 import type { Analyzer, TokenSink } from '../index/analysis/analyzer.js';
 import { ASCII_CLASS, OTHER } from '../index/analysis/char-class.js';
 import { DROPPED, SpellingTable, UNKNOWN } from '../index/analysis/spelling-table.js';
+import { BoundedMap } from '../bounded-map.js';
 import { escapeHtml, HTML_ESCAPES } from '../escape-html.js';
 import { isWideSpace } from '../whitespace.js';
 import {
@@ -501,13 +502,14 @@ const scan = new TokenScan();
 let seenMarks: Int32Array = new Int32Array(64);
 let seenGeneration = 0;
 
-/**
- * Candidate patterns of recent queries, most recent last: a query asked again (a popular one,
- * the next page) reuses its regular expressions and the code V8 compiled for them, which
- * costs more than a page of summaries' searches when compiled anew.
- */
-const recentPatterns = new Map<string, CandidatePatterns | null>();
+/** Queries whose candidate patterns are kept: the 64 most recently used, at most 128. */
 const RECENT_PATTERNS = 64;
+/**
+ * Candidate patterns of recent queries: a query asked again (a popular one, the next page)
+ * reuses its regular expressions and the code V8 compiled for them, which costs more than a
+ * page of summaries' searches when compiled anew.
+ */
+const recentPatterns = new BoundedMap<string, CandidatePatterns | null>(RECENT_PATTERNS);
 
 function patternsFor(terms: ReadonlySet<string>, stems: boolean): CandidatePatterns | null {
   let key = stems ? 's' : 'n';
@@ -515,11 +517,8 @@ function patternsFor(terms: ReadonlySet<string>, stems: boolean): CandidatePatte
   let patterns = recentPatterns.get(key);
   if (patterns === undefined) {
     patterns = candidatePatterns(terms, stems, MIN_PREFIX);
-    if (recentPatterns.size >= RECENT_PATTERNS) recentPatterns.delete(recentPatterns.keys().next().value!);
-  } else {
-    recentPatterns.delete(key);
+    recentPatterns.set(key, patterns);
   }
-  recentPatterns.set(key, patterns);
   return patterns;
 }
 

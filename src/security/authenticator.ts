@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { BoundedMap } from '../bounded-map.js';
 import { SearchError } from '../errors.js';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
-import { setMostRecent } from './recent-map.js';
 import { hashPassword, verifyPassword, DEFAULT_SCRYPT_PARAMS, type ScryptParams } from './password-hash.js';
 import { ALL_COLLECTIONS, type Permission } from './permissions.js';
 import type { StoredToken, StoredUser, UserStore } from './user-store.js';
@@ -50,6 +50,10 @@ export const DEFAULT_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 /** Request header that carries a login token, both ways. */
 export const TOKEN_HEADER = 'x-security-token';
 
+/**
+ * Password checks cached: the 10,000 most recently used, at most 20,000 (see BoundedMap). The
+ * token cache is emptied when it holds this many.
+ */
 const MAX_CACHED_CREDENTIALS = 10_000;
 
 const NO_CREDENTIALS =
@@ -75,7 +79,9 @@ export class Authenticator {
   private readonly clock: () => number;
   private readonly cacheMs: number;
   private readonly cacheKey = randomBytes(32);
-  private readonly cache = new Map<string, { user: string; passwordHash: string; until: number }>();
+  private readonly cache = new BoundedMap<string, { user: string; passwordHash: string; until: number }>(
+    MAX_CACHED_CREDENTIALS,
+  );
   private readonly scrypt: ScryptParams;
   private standIn: Promise<string> | undefined;
   /**
@@ -209,12 +215,11 @@ export class Authenticator {
     }
     this.throttle.recordSuccess(name, address);
     if (useCache) {
-      setMostRecent(
-        this.cache,
-        cacheKey,
-        { user: name, passwordHash: user.passwordHash, until: this.clock() + this.cacheMs },
-        MAX_CACHED_CREDENTIALS,
-      );
+      this.cache.set(cacheKey, {
+        user: name,
+        passwordHash: user.passwordHash,
+        until: this.clock() + this.cacheMs,
+      });
     }
     return user;
   }

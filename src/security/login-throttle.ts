@@ -1,5 +1,5 @@
+import { BoundedMap } from '../bounded-map.js';
 import { SearchError } from '../errors.js';
-import { setMostRecent } from './recent-map.js';
 
 /** Options of {@link LoginThrottle}. */
 export interface LoginThrottleOptions {
@@ -30,7 +30,11 @@ interface Record {
   addresses?: Set<string> | null;
 }
 
-/** Most keys remembered: an attacker cycling through names must not grow memory without bound. */
+/**
+ * Keys remembered: the 100,000 most recently failed (or checked), at most 200,000 (see
+ * BoundedMap). An attacker cycling through names must not grow memory without bound, and must
+ * fail with 100,000 other names before a record it wants gone may be forgotten.
+ */
 const MAX_KEYS = 100_000;
 
 /** Failing addresses remembered per user; beyond this the user's failures are simply "from many". */
@@ -52,9 +56,9 @@ const MAX_FAILING_ADDRESSES = 16;
  * must not reset the counter of an address that is guessing others).
  */
 export class LoginThrottle {
-  private readonly records = new Map<string, Record>();
-  /** Trusted (user, address) pairs (see the class comment): time of the last success, least recent first. */
-  private readonly trusted = new Map<string, number>();
+  private readonly records = new BoundedMap<string, Record>(MAX_KEYS);
+  /** Trusted (user, address) pairs (see the class comment): time of the last success. */
+  private readonly trusted = new BoundedMap<string, number>(MAX_KEYS);
   private readonly options: Required<Omit<LoginThrottleOptions, 'clock'>>;
   private readonly clock: () => number;
 
@@ -110,7 +114,7 @@ export class LoginThrottle {
         );
         record.lockedUntil = now + delay;
       }
-      setMostRecent(this.records, key, record, MAX_KEYS); // the map's order: least recently failed first
+      this.records.set(key, record);
       return record.failures;
     };
     const result = {
@@ -131,7 +135,7 @@ export class LoginThrottle {
     // A record's address set is never empty: it starts with the failure that created it.
     const addresses = record?.addresses;
     if (addresses != null && addresses.size === 1 && addresses.has(address)) this.records.delete(key);
-    setMostRecent(this.trusted, pairKey(user, address), now, MAX_KEYS);
+    this.trusted.set(pairKey(user, address), now);
   }
 
   private isTrusted(user: string, address: string, now: number): boolean {

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../bounded-map.js';
 import { CorruptIndexError } from '../../errors.js';
 import { ByteReader } from '../store/byte-reader.js';
 import { openCodecFile, readCodecFile } from '../store/codec-file.js';
@@ -37,7 +38,9 @@ import type { TermProbes } from './term-probes.js';
  * ones are read with pread. About 0.7 KB per document of RFC text for both together.
  */
 const POSTINGS_IN_MEMORY_BYTES = 512 * 1024 * 1024;
+/** Terms a reader's cache keeps per field: the 4,096 most recently used, at most 8,192 in all. */
 const TERM_CACHE_ENTRIES = 4096;
+/** Parsed long postings lists a reader keeps: the 1,024 most recently used, at most 2,048 in all. */
 const SHAPE_CACHE_ENTRIES = 1024;
 
 /** How a {@link GenerationReader} reads its files. */
@@ -130,13 +133,14 @@ export class GenerationReader {
   private readonly fieldMeta = new Map<string, FieldMeta>();
   private readonly storedBlocks: StoredBlock[] = [];
   /**
-   * Recently looked-up terms per field (first inserted evicted first), with their parsed
-   * postings shape once opened: queries look the same terms up again and again (statistics,
-   * then postings, per query), and nested maps save building a key string per lookup.
+   * Recently used terms per field (between {@link TERM_CACHE_ENTRIES} and twice as many, see
+   * BoundedMap), with their parsed postings shape once opened: queries look the same terms up
+   * again and again (statistics, then postings, per query), and nested maps save building a
+   * key string per lookup. A term no query named before enters it at no eviction cost.
    */
-  private readonly termCache = new Map<string, Map<string, CachedTerm | null>>();
-  /** Parsed skip tables of recently used long postings lists, by their offset. */
-  private readonly shapes = new Map<number, PostingsShape>();
+  private readonly termCache = new Map<string, BoundedMap<string, CachedTerm | null>>();
+  /** Parsed skip tables of recently used long postings lists, by their offset (see {@link SHAPE_CACHE_ENTRIES}). */
+  private readonly shapes = new BoundedMap<number, PostingsShape>(SHAPE_CACHE_ENTRIES);
   /** The block read last (a merge reads one block's records in turn); others are in {@link decodedBlocks}. */
   private cachedBlock: { index: number; block: DecodedBlock } | undefined;
   /** This reader in the thread's decoded-block cache. */
@@ -285,7 +289,7 @@ export class GenerationReader {
    * when it holds the term, else from the dictionary without entering the cache.
    */
   probeDocFreq(field: string, term: string): number {
-    const cached = this.termCache.get(field)?.get(term);
+    const cached = this.termCache.get(field)?.peek(term);
     if (cached !== undefined) return cached === null ? 0 : cached.info.docFreq;
     return this.dictionary.docFreqOf(field, term);
   }
@@ -337,10 +341,7 @@ export class GenerationReader {
     if (shape === null && long) shape = this.shapes.get(info.docStart) ?? null;
     if (shape === null) {
       shape = parsePostingsShape(bytes, base, info.docLength, info.docFreq, info.posStart);
-      if (long) {
-        if (this.shapes.size >= SHAPE_CACHE_ENTRIES) this.shapes.delete(this.shapes.keys().next().value!);
-        this.shapes.set(info.docStart, shape);
-      }
+      if (long) this.shapes.set(info.docStart, shape);
     }
     return new BlockPostingsIterator(view, base, shape, withPositions ? this.positionsSource : null);
   }
@@ -348,14 +349,13 @@ export class GenerationReader {
   private cachedTerm(field: string, term: string): CachedTerm | null {
     let perField = this.termCache.get(field);
     if (perField === undefined) {
-      perField = new Map();
+      perField = new BoundedMap(TERM_CACHE_ENTRIES);
       this.termCache.set(field, perField);
     }
     let cached = perField.get(term);
     if (cached === undefined) {
       const info = this.dictionary.lookup(field, term);
       cached = info === undefined ? null : { info, shape: null };
-      if (perField.size >= TERM_CACHE_ENTRIES) perField.delete(perField.keys().next().value!);
       perField.set(term, cached);
     }
     return cached;
