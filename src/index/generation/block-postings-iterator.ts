@@ -1,6 +1,7 @@
 import {
   NO_MORE_DOCS,
   type BlockFreqScan,
+  type CurrentBlockImpacts,
   type FreqRatioImpacts,
   type PostingsIterator,
 } from '../generation-view.js';
@@ -148,7 +149,9 @@ export type PositionsSource = { view: DataView } | { input: IndexInput };
  * - positions are read only for the documents asked for: a document's positions start at
  *   the sum of the frequencies before it in the block, and are read from there.
  */
-export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts, BlockFreqScan {
+export class BlockPostingsIterator
+  implements PostingsIterator, FreqRatioImpacts, BlockFreqScan, CurrentBlockImpacts
+{
   readonly docFreq: number;
   readonly maxFreq: number;
   readonly minLength: number;
@@ -314,6 +317,11 @@ export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts
 
   currentBlockLastDoc(): number {
     return this.blockEnd;
+  }
+
+  currentBlockMaxFreq(): number {
+    const block = this.block;
+    return block >= 0 && block < this.blockCount ? this.blockMaxFreqs[block]! : this.maxFreq;
   }
 
   currentBlockMinLength(): number {
