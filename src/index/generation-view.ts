@@ -55,29 +55,18 @@ export interface FreqRatioImpacts {
 }
 
 /**
- * Optional on postings iterators: the block-max data of the block holding the current
- * document (not the shallow one). A scorer bounds the document it stands on with it, far
- * cheaper than scoring it (see `Bm25fScorer.boundHere`): the bound changes only when the
- * iterator enters another block.
- */
-export interface CurrentBlockImpacts {
-  /** Last docId of the block holding the current document (a bound for a list's last block). */
-  currentBlockLastDoc(): number;
-  /** Largest freq among documents of that block. */
-  currentBlockMaxFreq(): number;
-  /** Smallest field length among documents of that block. */
-  currentBlockMinLength(): number;
-  /** Largest freq / field length in that block (Infinity: unknown). */
-  currentBlockMaxFreqRatio(): number;
-}
-
-/**
  * Optional on postings iterators: the current block's bounds and a scan through it by
  * frequency. A phrase whose results are full dismisses most documents of its rarest term on
  * that term's frequency alone (see `PhraseScorer`); within one block the frequency it needs
  * is the same for every document, so the scan tests an integer instead of a score.
  */
-export interface BlockFreqScan extends CurrentBlockImpacts {
+export interface BlockFreqScan {
+  /** Last docId of the block holding the current document (a bound for a list's last block). */
+  currentBlockLastDoc(): number;
+  /** Smallest field length among documents of that block. */
+  currentBlockMinLength(): number;
+  /** Largest freq / field length in that block (Infinity: unknown). */
+  currentBlockMaxFreqRatio(): number;
   /**
    * The next document of the current block whose freq is at least `minFreq`. Past the
    * block's last one, the first document of the next block whatever its freq (the needed

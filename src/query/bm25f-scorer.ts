@@ -1,4 +1,4 @@
-import { NO_MORE_DOCS, type CurrentBlockImpacts, type PostingsIterator } from '../index/generation-view.js';
+import { NO_MORE_DOCS, type PostingsIterator } from '../index/generation-view.js';
 import { freqRatioImpacts, type FreqRatioImpacts } from './freq-ratio-impacts.js';
 import { packedMap } from './packed-map.js';
 import { Scorer } from './scorer.js';
@@ -61,17 +61,7 @@ export class Bm25fScorer extends Scorer {
   private readonly blockBound: number[] = [];
   /** -1: no shallow window yet, getMaxScore falls back to the global bounds. */
   private readonly blockEnd: number[] = [];
-  /** Per field, its iterator's current-block data when it offers it (see boundSumHere). */
-  private readonly hereIts: ((PostingsIterator & CurrentBlockImpacts) | null)[];
-  /**
-   * Per field, the bound of the block its iterator stands in, and that block's last docId
-   * (-1: none yet): {@link boundSumHere} recomputes a field's bound only when its iterator
-   * entered another block.
-   */
-  private readonly hereBound: number[] = [];
-  private readonly hereEnd: number[] = [];
-  /** The term's saturation (runners read its `sumLimit`, see {@link sum}). */
-  readonly sat: Saturation;
+  protected readonly sat: Saturation;
   private readonly costValue: number;
   private readonly maxScoreValue: number;
   protected doc = -1;
@@ -83,15 +73,12 @@ export class Bm25fScorer extends Scorer {
     this.its = packedMap(fields, (f) => f.postings);
     this.ratioIts = packedMap(this.its, freqRatioImpacts);
     this.lengths = packedMap(fields, (f) => f.lengths);
-    this.hereIts = packedMap(this.its, currentBlockImpacts);
     for (let i = 0; i < n; i++) {
       const model = fields[i]!.model;
       this.model.push(model.weight, model.a, model.bOverAvg);
       this.docs.push(-1);
       this.blockBound.push(0);
       this.blockEnd.push(-1);
-      this.hereBound.push(0);
-      this.hereEnd.push(-1);
     }
     this.sat = sat;
     let cost = 0;
@@ -135,15 +122,6 @@ export class Bm25fScorer extends Scorer {
   }
 
   score(): number {
-    return this.sat.score(this.sum());
-  }
-
-  /**
-   * The current document's sum of weighted normalised frequencies, before saturation: its
-   * score is `sat.score(sum())`, computed so by {@link score}. A runner compares the sum
-   * with `sat.sumLimit` and saturates only a sum that may enter (see BlockMaxBulkScorer).
-   */
-  sum(): number {
     const doc = this.doc;
     const docs = this.docs;
     const model = this.model;
@@ -154,53 +132,12 @@ export class Bm25fScorer extends Scorer {
         s += (model[m] * this.its[i].freq()) / (model[m + 1] + model[m + 2] * this.lengths[i][doc]);
       }
     }
-    return s;
+    return this.sat.score(s);
   }
 
   // See Scorer.scoreTo: this body, repeated per class, is what lets V8 inline score().
   override scoreTo(out: Float64Array, at: number): void {
     out[at] = this.score();
-  }
-
-  /**
-   * A bound of {@link sum} on the current document: the same fields in the same order, each
-   * bounded by the block its iterator stands in (its largest freq, smallest length and
-   * densest ratio, as block-max pruning bounds a field; the whole list's bound for an
-   * iterator without block data), so never below the sum. A field's block bound is computed
-   * once per block: a document costs a compare and an add per field, where its sum costs a
-   * frequency decode, a length read and a division. A runner compares it with
-   * `sat.sumLimit` and counts the document unscored when it is not above.
-   */
-  boundSumHere(): number {
-    const doc = this.doc;
-    const docs = this.docs;
-    const hereEnd = this.hereEnd;
-    const hereBound = this.hereBound;
-    let s = 0;
-    for (let i = 0; i < this.n; i++) {
-      if (docs[i] === doc) {
-        if (doc > hereEnd[i]) this.enterBlock(i);
-        s += hereBound[i];
-      }
-    }
-    return s;
-  }
-
-  /** Field i's iterator is in a block {@link boundSumHere} has not bounded yet. */
-  private enterBlock(i: number): void {
-    const it = this.hereIts[i];
-    if (it === null) {
-      this.hereBound[i] = this.globalBound[i];
-      this.hereEnd[i] = NO_MORE_DOCS;
-      return;
-    }
-    this.hereEnd[i] = it.currentBlockLastDoc();
-    this.hereBound[i] = this.fieldBound(
-      i,
-      it.currentBlockMaxFreq(),
-      it.currentBlockMinLength(),
-      this.ratioIts[i] === null ? 1 : it.currentBlockMaxFreqRatio(),
-    );
   }
 
   cost(): number {
@@ -274,15 +211,4 @@ export class Bm25fScorer extends Scorer {
  */
 export function plainTermScorer(scorer: Scorer): Bm25fScorer | null {
   return scorer.constructor === Bm25fScorer ? (scorer as Bm25fScorer) : null;
-}
-
-/** The iterator's current-block data, or null when it does not offer it. */
-function currentBlockImpacts(it: PostingsIterator): (PostingsIterator & CurrentBlockImpacts) | null {
-  const x = it as PostingsIterator & Partial<CurrentBlockImpacts>;
-  return typeof x.currentBlockMaxFreq === 'function' &&
-    typeof x.currentBlockLastDoc === 'function' &&
-    typeof x.currentBlockMinLength === 'function' &&
-    typeof x.currentBlockMaxFreqRatio === 'function'
-    ? (x as PostingsIterator & CurrentBlockImpacts)
-    : null;
 }

@@ -77,38 +77,19 @@ export class BlockMaxBulkScorer implements BulkScorer {
         // cannot beat the heap's worst on its bound is counted without computing its score.
         // k = 0 (a count alone): nothing enters, whatever the bound, so none is computed.
         const entry = collector.entryScore();
-        if (entry === Infinity) {
-          collector.count();
-        } else if (entry === -Infinity) {
-          counters.docsScored++;
-          if (term !== null) collector.collect(doc, term.score());
-          else {
-            scoreTo(SCORE, 0);
-            collector.collect(doc, SCORE[0]!);
-          }
-        } else if (term !== null) {
-          // A plain term is judged on sums before saturation (see Saturation.sumLimit): its
-          // block bound first (most documents that cannot enter stop there, unscored), then
-          // its sum; only a sum that may enter is saturated, as score() saturates it.
-          const limit = term.sat.sumLimit(entry);
-          if (term.boundSumHere() <= limit) {
-            collector.count();
-          } else {
-            counters.docsScored++;
-            const sum = term.sum();
-            const s = sum <= limit ? -Infinity : term.sat.score(sum);
-            // A score that does not enter is only counted, which is all collect() would do
-            // with it; the double crosses no call (a call it is not inlined into boxes it).
-            if (s > entry) collector.collect(doc, s);
-            else collector.count();
-          }
-        } else if (cannotCompete(boundHere(), entry)) {
+        if (
+          entry === Infinity ||
+          (entry !== -Infinity && cannotCompete(term !== null ? term.boundHere() : boundHere(), entry))
+        ) {
           collector.count();
         } else {
           counters.docsScored++;
-          scoreTo(SCORE, 0);
+          if (term !== null) term.scoreTo(SCORE, 0);
+          else scoreTo(SCORE, 0);
           const s = SCORE[0]!;
-          if (s > entry) collector.collect(doc, s);
+          // A score that does not enter is only counted, which is all collect() would do with
+          // it; the double crosses no call (a call it is not inlined into boxes it).
+          if (entry === -Infinity || s > entry) collector.collect(doc, s);
           else collector.count();
         }
       }

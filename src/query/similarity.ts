@@ -73,43 +73,7 @@ export class Saturation {
     this.invK1 = 1 / k1;
   }
 
-  /** The score a {@link sumLimit} was last computed for, and the limit (see there). */
-  private limitOf = NaN;
-  private limit = -1;
-
   score(s: number): number {
     return s > 0 ? this.scale - this.scale / (1 + s * this.invK1) : 0;
-  }
-
-  /**
-   * A sum L with `score(L) <= minScore` (-1 when there is none, minScore < 0), close to the
-   * largest: since `score` is monotone, every sum S <= L scores at most minScore, so a runner
-   * that compares S with L learns that a document cannot beat minScore without the division
-   * of `score`. Not always the largest such sum (the inverse is computed in floating point
-   * and only stepped down until it holds): a sum above L is simply saturated and compared.
-   * Remembered for the last minScore (a runner asks for the heap's worst, which changes only
-   * when a document enters).
-   */
-  sumLimit(minScore: number): number {
-    if (minScore !== this.limitOf) {
-      this.limit = this.computeSumLimit(minScore);
-      this.limitOf = minScore;
-    }
-    return this.limit;
-  }
-
-  private computeSumLimit(minScore: number): number {
-    if (!(minScore >= 0)) return -1;
-    // Every score is at most scale (a non-negative amount taken from it).
-    if (minScore >= this.scale) return Infinity;
-    // score(S) = minScore solved for S, then stepped down until it provably holds.
-    let limit = (this.scale / (this.scale - minScore) - 1) / this.invK1;
-    if (!(limit >= 0) || limit === Infinity) return 0;
-    for (let i = 0; i < 8; i++) {
-      if (this.score(limit) <= minScore) return limit;
-      limit *= 1 - 2 ** -40;
-    }
-    // score(0) is 0 <= minScore.
-    return 0;
   }
 }

@@ -1,7 +1,6 @@
 import {
   NO_MORE_DOCS,
   type BlockFreqScan,
-  type CurrentBlockImpacts,
   type FreqRatioImpacts,
   type PostingsIterator,
 } from '../generation-view.js';
@@ -149,9 +148,7 @@ export type PositionsSource = { view: DataView } | { input: IndexInput };
  * - positions are read only for the documents asked for: a document's positions start at
  *   the sum of the frequencies before it in the block, and are read from there.
  */
-export class BlockPostingsIterator
-  implements PostingsIterator, FreqRatioImpacts, BlockFreqScan, CurrentBlockImpacts
-{
+export class BlockPostingsIterator implements PostingsIterator, FreqRatioImpacts, BlockFreqScan {
   readonly docFreq: number;
   readonly maxFreq: number;
   readonly minLength: number;
@@ -317,11 +314,6 @@ export class BlockPostingsIterator
 
   currentBlockLastDoc(): number {
     return this.blockEnd;
-  }
-
-  currentBlockMaxFreq(): number {
-    const block = this.block;
-    return block >= 0 && block < this.blockCount ? this.blockMaxFreqs[block]! : this.maxFreq;
   }
 
   currentBlockMinLength(): number {
