@@ -28,12 +28,13 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BoundedMap } from '../src/bounded-map.js';
 import { CollectionManager } from '../src/collection/collection-manager.js';
 import { silentPushLog } from '../src/collection/push-log.js';
 import { SearchHome } from '../src/collection/search-home.js';
+import { openBuildSearch } from './lib/build-search.js';
 import { formatMs, median, percentile, printTable, type TableRow } from './lib/measure.js';
 import { MIXED_QUERIES } from './lib/query-set.js';
 import { repositoryRoot } from './lib/rfc-corpus.js';
@@ -100,39 +101,14 @@ async function corpusWords(home: string, count: number): Promise<string[]> {
   }
 }
 
-/** A build's search in process: its own modules (typed as ours: other builds have the same exports). */
-async function openBuild(dist: string, home: string) {
-  const load = <T>(path: string) => import(pathToFileURL(join(dist, path)).href) as Promise<T>;
-  const { CollectionManager } = await load<typeof import('../src/collection/collection-manager.js')>(
-    'src/collection/collection-manager.js',
-  );
-  const { silentPushLog } = await load<typeof import('../src/collection/push-log.js')>(
-    'src/collection/push-log.js',
-  );
-  const { SearchHome } = await load<typeof import('../src/collection/search-home.js')>(
-    'src/collection/search-home.js',
-  );
-  const { SearchService } = await load<typeof import('../src/search/search-service.js')>(
-    'src/search/search-service.js',
-  );
-  const { firstPageParams } =
-    await load<typeof import('../src/search/run-search.js')>('src/search/run-search.js');
-  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
-  const service = new SearchService(manager);
-  return {
-    search: (text: string) => service.search(firstPageParams(COLLECTION, text, 10)),
-    close: () => manager.closeAll(),
-  };
-}
-
 /**
  * One run: every build opened in this process, each query asked of each build in turn (which
  * goes first alternating), so that the load of the shared machine falls on all alike.
  */
 async function child(dists: string[], home: string, wordsFile: string): Promise<void> {
   const words = JSON.parse(readFileSync(wordsFile, 'utf8')) as string[];
-  const builds: Awaited<ReturnType<typeof openBuild>>[] = [];
-  for (const dist of dists) builds.push(await openBuild(dist, home));
+  const builds: Awaited<ReturnType<typeof openBuildSearch>>[] = [];
+  for (const dist of dists) builds.push(await openBuildSearch(dist, home, COLLECTION));
   try {
     const results: BuildResult[] = builds.map(() => ({ fresh: [], mixed: [], found: 0 }));
     let turn = 0;

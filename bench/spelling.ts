@@ -19,8 +19,9 @@
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { openBuildSearch } from './lib/build-search.js';
 import { formatMs, median, percentile, printTable, type TableRow } from './lib/measure.js';
 import { repositoryRoot } from './lib/rfc-corpus.js';
 
@@ -84,25 +85,7 @@ interface ChildResult {
 }
 
 async function child(dist: string, home: string): Promise<void> {
-  // The build's own modules (typed as ours: the baseline's have the same exports).
-  const load = <T>(path: string) => import(pathToFileURL(join(dist, path)).href) as Promise<T>;
-  const { CollectionManager } = await load<typeof import('../src/collection/collection-manager.js')>(
-    'src/collection/collection-manager.js',
-  );
-  const { silentPushLog } = await load<typeof import('../src/collection/push-log.js')>(
-    'src/collection/push-log.js',
-  );
-  const { SearchHome } = await load<typeof import('../src/collection/search-home.js')>(
-    'src/collection/search-home.js',
-  );
-  const { SearchService } = await load<typeof import('../src/search/search-service.js')>(
-    'src/search/search-service.js',
-  );
-  const { firstPageParams } =
-    await load<typeof import('../src/search/run-search.js')>('src/search/run-search.js');
-  const manager = new CollectionManager(new SearchHome(home), silentPushLog());
-  const service = new SearchService(manager);
-  const search = (text: string) => service.search(firstPageParams(COLLECTION, text, 10));
+  const { search, close } = await openBuildSearch(dist, home, COLLECTION);
   try {
     // The code warmed up on other queries (words of the set with a letter added at the end).
     for (const word of WORDS) await search(`${word}q`);
@@ -121,7 +104,7 @@ async function child(dist: string, home: string): Promise<void> {
     }
     process.send!(result);
   } finally {
-    await manager.closeAll();
+    await close();
   }
 }
 
