@@ -149,7 +149,7 @@ export class TermDictionaryReader {
       const docLength = nextVInt(body);
       posStart += nextVInt(body);
       const posLength = nextVInt(body);
-      const order = compareBytes(current, currentLength, probe, probeLength);
+      const order = compareBytesAt(current, currentLength, probe, 0, probeLength);
       if (order === 0) {
         FOUND.docFreq = docFreq;
         FOUND.docStart = docStart;
@@ -381,16 +381,6 @@ function grown(bytes: Uint8Array, used: number, atLeast: number): Uint8Array {
   const larger = new Uint8Array(Math.max(2 * bytes.length, atLeast));
   larger.set(bytes.subarray(0, used));
   return larger;
-}
-
-/** Sign of `a[0, aLength)` compared with `b[0, bLength)` byte by byte. */
-function compareBytes(a: Uint8Array, aLength: number, b: Uint8Array, bLength: number): number {
-  const common = aLength < bLength ? aLength : bLength;
-  for (let i = 0; i < common; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return aLength - bLength;
 }
 
 /** Sign of `a[0, aLength)` compared with `b[bStart, bEnd)` byte by byte. */
