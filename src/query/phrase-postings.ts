@@ -387,19 +387,10 @@ function keepStartsStreamed(
   // The unread bits of the word at p, low first, and how many there are.
   let acc = data.getInt32(p, true) >>> (bit & 31);
   let left = 32 - (bit & 31);
-  let value: number;
-  if (width <= left) {
-    value = acc & mask;
-    acc >>>= width;
-    left -= width;
-  } else {
-    p += 4;
-    const next = data.getInt32(p, true);
-    value = (acc | (next << left)) & mask;
-    acc = next >>> (width - left);
-    left += 32 - width;
-  }
-  let ptr = 0;
+  // Below every start wanted (a start may be negative: a word before the lead's slot), so the
+  // loop reads the first position (ptr 0) like every next one.
+  let value = -(2 ** 31);
+  let ptr = -1;
   let kept = 0;
   for (let i = 0; i < n; i++) {
     const want = starts[i]! + offset;
