@@ -3,7 +3,10 @@
  * `node:http` server whose every answer comes from a worker thread, as ours come from a
  * search thread, with nothing else (no framework, no auth, no engine). `GET /?bytes=N`
  * answers N bytes of JSON that the worker encodes and transfers, as a search thread hands
- * over a packet's bytes. Run as a child process: it prints its port on stdout.
+ * over a packet's bytes; `&work=MS` keeps the worker busy that many milliseconds first, as
+ * the engine keeps a search thread busy (a busy loop: the core stays awake as it does under
+ * the engine, while the client and the event loop sleep as they do). Run as a child
+ * process: it prints its port on stdout.
  */
 import http from 'node:http';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
@@ -18,7 +21,9 @@ if (isMainThread) {
     answer(bytes);
   });
   const server = http.createServer((req, res) => {
-    const bytes = Number(new URL(req.url ?? '/', 'http://floor').searchParams.get('bytes') ?? '0');
+    const search = new URL(req.url ?? '/', 'http://floor').searchParams;
+    const bytes = Number(search.get('bytes') ?? '0');
+    const workMs = Number(search.get('work') ?? '0');
     const id = nextId++;
     waiting.set(id, (body) => {
       res.writeHead(200, {
@@ -27,7 +32,7 @@ if (isMainThread) {
       });
       res.end(body);
     });
-    worker.postMessage([id, bytes]);
+    worker.postMessage([id, bytes, workMs]);
   });
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
@@ -47,7 +52,9 @@ if (isMainThread) {
     }
     return text;
   };
-  parentPort!.on('message', ([id, bytes]: [number, number]) => {
+  parentPort!.on('message', ([id, bytes, workMs]: [number, number, number]) => {
+    const started = performance.now();
+    while (performance.now() - started < workMs); // the work, as the engine would do it
     // Encoded anew per request, as a packet is: the bytes are transferred, so not reusable.
     const body = encoder.encode(jsonOf(bytes));
     parentPort!.postMessage([id, body], [body.buffer as ArrayBuffer]);
