@@ -51,8 +51,8 @@ export const DEFAULT_TOKEN_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 export const TOKEN_HEADER = 'x-security-token';
 
 /**
- * Password checks cached: the 10,000 most recently used, at most 20,000 (see BoundedMap). The
- * token cache is emptied when it holds this many.
+ * Password checks and checked tokens cached: the 10,000 most recently used of each, at most
+ * 20,000 (see BoundedMap).
  */
 const MAX_CACHED_CREDENTIALS = 10_000;
 
@@ -89,12 +89,14 @@ export class Authenticator {
    * and hashing its secret and building its principal each time costs more than the rest of
    * the check. An entry counts only while its record is live in the store and its user is
    * the same stored object (any change to a user replaces it), so revocation, expiry,
-   * password and permission changes take effect at once.
+   * password and permission changes take effect at once. Bounded by recent use, not emptied
+   * when full: a server with more clients than the bound keeps the busy ones' entries (entries
+   * of revoked or expired tokens are never used again and age out).
    */
-  private readonly tokens = new Map<
+  private readonly tokens = new BoundedMap<
     string,
     { token: Buffer; record: StoredToken; user: StoredUser; principal: Principal }
-  >();
+  >(MAX_CACHED_CREDENTIALS);
 
   constructor(
     readonly users: UserStore,
@@ -152,8 +154,6 @@ export class Authenticator {
       );
     }
     const who = principal(user, 'token', token, record.collections);
-    // Entries of revoked or expired tokens are never used again; drop them all now and then.
-    if (this.tokens.size >= MAX_CACHED_CREDENTIALS) this.tokens.clear();
     this.tokens.set(record.id, { token: Buffer.from(token), record, user, principal: who });
     return who;
   }
