@@ -179,6 +179,8 @@ export async function startRuntime(start: RuntimeStart): Promise<CollectionRunti
       });
     }
     start.marker.write(index.lastCommit.manifest);
+    // Now, not while opening: the first search after a start waits for the opening only.
+    index.buildKeysInBackground();
     return runtime;
   } catch (error) {
     await index?.close().catch(() => undefined);

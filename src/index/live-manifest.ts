@@ -68,7 +68,7 @@ export class LiveManifest {
   }
 
   /**
-   * Opens readers for the manifest read at open and builds the key map. When a reader cannot
+   * Opens readers for the manifest read at open and leaves the key map to build later. When a reader cannot
    * be opened (a damaged file), the ones already open are closed and the error is thrown.
    */
   load(): void {
@@ -84,7 +84,8 @@ export class LiveManifest {
       this.readers.closeAll();
       throw error;
     }
-    for (const generation of generations) this.keys.addGeneration(generation);
+    // Later: searches do not need the keys (see KeyLocations).
+    this.keys.addLater(generations);
     const files = manifestFiles(this.published).filter((name) => name !== MANIFEST_FILE);
     this.pointInTime = { manifestNumber: this.published.number, generations, files, references: 1 };
     this.files.incRef(files);
@@ -159,6 +160,8 @@ export class LiveManifest {
    * point in time, whose files go once its last searcher is released.
    */
   install(next: Manifest, killedUpdates: ReadonlyMap<number, KilledUpdate>): void {
+    // Its generations' readers may close with the point in time this replaces.
+    this.keys.finishBuild();
     const previous = this.pointInTime;
     // Every point in time counts once on each reader it uses (acquire opens or counts).
     const generations = next.generations.map((entry) => {
@@ -177,6 +180,7 @@ export class LiveManifest {
 
   /** Closes every reader and deletes nothing more (the index closed; the folder may be reopened). */
   close(): void {
+    this.keys.stopBuild();
     this.readers.closeAll();
     this.files.release();
   }

@@ -186,6 +186,15 @@ export class SearchIndex {
   }
 
   /**
+   * Builds the map of keys to documents (what a commit needs to replace and delete documents;
+   * searches never read it) in slices on the event loop, instead of at the first commit or
+   * merge that needs it. A collection calls it once it runs, so that opening does not wait.
+   */
+  buildKeysInBackground(): void {
+    this.state.keys.buildInBackground();
+  }
+
+  /**
    * Stages a document (added, or replacing the one with the same key at commit). `reindex`:
    * the same document indexed again (RE_INDEX, new ranking evidence), which
    * `TotDocumentsPut` does not count: it counts documents that arrived.

@@ -170,14 +170,53 @@ describe('KeyLocations', () => {
       null,
     );
     const keys = new KeyLocations();
-    keys.addGeneration(withKilled);
+    keys.addLater([withKilled]);
+    assert.equal(keys.building, true);
     assert.equal(keys.size, 2, 'the killed document has no key');
+    assert.equal(keys.building, false, 'asking finished the build at once');
     const g = generation.generation;
     assert.equal(keys.get('a'), locationOf(g, 0));
     assert.equal(keys.get('c'), locationOf(g, 2));
     keys.remap(new Map([[g, Int32Array.from([0, -1, 1])]]), 99);
     assert.equal(keys.get('a'), locationOf(99, 0));
     assert.equal(keys.get('c'), locationOf(99, 1));
+    searcher.release();
+    await index.close();
+  });
+
+  it('builds later, in the background in slices, the newer generation winning, and stops when told', async () => {
+    const index = await SearchIndex.open({
+      directory: new MemoryDirectory(),
+      mergeThreads: 0,
+      autoMerge: false,
+    });
+    const count = 20_000;
+    for (let i = 0; i < count; i++) index.put({ key: `k${i}`, fields: { body: 'x' }, stored: {} });
+    await index.commit();
+    // The newer generation replaces every tenth key (the older copies are killed).
+    for (let i = 0; i < count; i += 10) index.put({ key: `k${i}`, fields: { body: 'y' }, stored: {} });
+    await index.commit();
+    const searcher = index.acquireSearcher();
+    const [older, newer] = searcher.generations as LiveGeneration[];
+    const keys = new KeyLocations();
+    keys.addLater([older!, newer!]);
+    keys.buildInBackground();
+    let slices = 0;
+    while (keys.building) {
+      slices++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.ok(slices >= 1, 'the build went on after buildInBackground returned');
+    assert.equal(keys.size, count);
+    assert.equal(keys.get('k10'), locationOf(newer!.generation, 1));
+    assert.equal(keys.get('k11'), locationOf(older!.generation, 11));
+
+    const stopped = new KeyLocations();
+    stopped.addLater([older!, newer!]);
+    stopped.buildInBackground();
+    stopped.stopBuild();
+    assert.equal(stopped.building, false);
+    assert.equal(stopped.size, 0, 'a stopped build adds nothing more');
     searcher.release();
     await index.close();
   });
