@@ -332,6 +332,11 @@ export class SearchThreadPool {
   private async dispatch(thread: SearchThread, task: PendingTask): Promise<void> {
     thread.opening = true;
     let opened: OpenedView;
+    // The view opens while a new thread starts: after a restart, both take a second or so
+    // (the collection's files read and checked; the thread's modules loaded).
+    const opening = task.task.open();
+    // Awaited below; until then its failure must not count as unhandled.
+    opening.catch(() => undefined);
     try {
       if (!thread.isReady) {
         // A thread's start-up (loading its modules: long on a loaded machine) is not the
@@ -353,7 +358,7 @@ export class SearchThreadPool {
           task.timer = setTimeout(() => this.timeOut(task), answerWait(task.deadline));
         }
       }
-      opened = await task.task.open();
+      opened = await opening;
     } catch (error) {
       thread.opening = false;
       this.settle(task, error);
