@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { firstPageParams } from '../../src/search/run-search.js';
@@ -355,6 +356,37 @@ describe('search threads: a query waiting for its thread to start', () => {
       assert.equal(ports(), idle, 'an idle thread does not hold the process');
     } finally {
       await service.close();
+    }
+  });
+});
+
+describe('search threads: the first search after a start', () => {
+  it('answers the error of a collection that fails to open while its thread starts, and the server goes on', async () => {
+    const t = await testApp(['c', 'd']);
+    try {
+      await pushAndCommit(t.app, 'c', [{ key: 'http://example.com/1', body: 'apple pie' }]);
+      await pushAndCommit(t.app, 'd', [{ key: 'http://example.com/2', body: 'apple tart' }]);
+      await t.manager.collection('c').stop();
+      const live = t.manager.home.liveFolder('c');
+      const terms = readdirSync(live).find((name) => name.endsWith('.tim'))!;
+      writeFileSync(join(live, terms), 'not a term dictionary');
+      // A service of its own: its thread starts with this first search, which opens the
+      // collection meanwhile and fails.
+      const service = new SearchService(t.manager, { threads: 1 });
+      try {
+        await assert.rejects(service.searchJson(firstPageParams('c', 'apple', 10)), (error: Error) => {
+          assert.match(error.message, /\.tim/);
+          return true;
+        });
+        const packet = JSON.parse(
+          Buffer.from(await service.searchJson(firstPageParams('d', 'apple', 10))).toString('utf8'),
+        ) as SearchResponse;
+        assert.equal(packet.response.resultPacket.resultsSummary.totalMatching, 1);
+      } finally {
+        await service.close();
+      }
+    } finally {
+      await t.close();
     }
   });
 });
