@@ -67,11 +67,16 @@ export class Searcher {
     return null;
   }
 
-  /** A document's stored record (with `fields`, only those of its fields). */
-  stored(generationIndex: number, docId: number, fields?: ReadonlySet<string>): StoredRecord {
+  /** A document's stored record (with `fields` and `maxChars`, see GenerationReader.stored). */
+  stored(
+    generationIndex: number,
+    docId: number,
+    fields?: ReadonlySet<string>,
+    maxChars?: ReadonlyMap<string, number>,
+  ): StoredRecord {
     const generation = this.generations[generationIndex];
     if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
-    return generation.reader.stored(docId, fields);
+    return generation.reader.stored(docId, fields, maxChars);
   }
 
   /** Every live document, oldest generation first (re-indexing, exports). */

@@ -24,7 +24,7 @@ import { BudgetExhausted, WorkBudget } from '../query/work-budget.js';
 import { CLICK_FIELD, CLICK_SCORE_FIELD } from '../collection/evidence/click-evidence.js';
 import type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 import { suggestSpelling } from './spelling.js';
-import { Summarizer } from './summary.js';
+import { SUMMARY_TEXT_CHARS, Summarizer } from './summary.js';
 import { escapeHtml } from '../escape-html.js';
 import { isJsSpace } from '../whitespace.js';
 import {
@@ -84,8 +84,16 @@ export interface SearchMember {
   /** A searcher (or anything with its generations and stored records), held for the query. */
   searcher: {
     readonly generations: readonly GenerationView[];
-    /** A document's stored record; with `fields`, only those of its fields. */
-    stored(generationIndex: number, docId: number, fields?: ReadonlySet<string>): StoredRecord;
+    /**
+     * A document's stored record; with `fields`, only those of its fields; with `maxChars`, only
+     * the first that many UTF-16 units of the strings of the fields named there.
+     */
+    stored(
+      generationIndex: number,
+      docId: number,
+      fields?: ReadonlySet<string>,
+      maxChars?: ReadonlyMap<string, number>,
+    ): StoredRecord;
   };
   settings: CollectionSettings;
 }
@@ -123,7 +131,11 @@ export const RESULT_FIELDS: ReadonlySet<string> = new Set([
   STORED.fileType,
   STORED.date,
 ]);
+/** A result's text is read for its summary, which depends on its start only (see SUMMARY_TEXT_CHARS). */
+const RESULT_TEXT_CHARS: ReadonlyMap<string, number> = new Map([[STORED.text, SUMMARY_TEXT_CHARS]]);
 const TEXT_FIELD: ReadonlySet<string> = new Set([STORED.text]);
+/** The characters of a text {@link surfaceOf} looks at: its first 20,000. */
+const SURFACE_TEXT: ReadonlyMap<string, number> = new Map([[STORED.text, 20_000]]);
 
 /** Matches are counted exactly up to this many (then `totalMatchingExact` is false). */
 export const EXACT_COUNT_LIMIT = 10_000;
@@ -312,7 +324,7 @@ export function runSearch(
   const summarizer = new Summarizer(summaryAnalyzer, queryTerms);
   const candidateOf = (hit: (typeof hits)[number], order: number): SortCandidate<(typeof hits)[number]> => {
     const { member, local } = owner[hit.generationIndex]!;
-    const record = member.searcher.stored(local, hit.docId, RESULT_FIELDS);
+    const record = member.searcher.stored(local, hit.docId, RESULT_FIELDS, RESULT_TEXT_CHARS);
     const classes = JSON.parse((record[STORED.classes] as string | undefined) ?? '{}') as Record<
       string,
       string[]
@@ -663,11 +675,10 @@ function surfaceOf(
     const { member, local } = owner[g]!;
     const texts = candidates
       .slice(0, preferred.length > 0 ? SURFACE_TEXTS : 1)
-      .map(({ doc }) =>
-        ((member.searcher.stored(local, doc, TEXT_FIELD)[STORED.text] as string | undefined) ?? '').slice(
-          0,
-          20_000,
-        ),
+      .map(
+        ({ doc }) =>
+          (member.searcher.stored(local, doc, TEXT_FIELD, SURFACE_TEXT)[STORED.text] as string | undefined) ??
+          '',
       );
     for (const text of texts) {
       const lower = text.toLowerCase();

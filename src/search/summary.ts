@@ -15,6 +15,13 @@ import { candidatePatterns, type CandidatePatterns } from './summary-candidates.
 
 /** How much of a document's text is searched for the best passage (long documents: the start). */
 const SCAN_CHARS = 20_000;
+/**
+ * The characters of a text a summary depends on: the {@link SCAN_CHARS} it searches, and one
+ * more, which says whether the text goes on after them (the summary then ends with `…`). The
+ * summary of `text.slice(0, SUMMARY_TEXT_CHARS)` is the summary of `text`, so a search
+ * decodes no more of a stored text than that.
+ */
+export const SUMMARY_TEXT_CHARS = SCAN_CHARS + 1;
 const WINDOW_TOKENS = 32;
 /** Kept tokens shown before the best window's first one (unless a sentence starts near). */
 const LEAD_TOKENS = 4;

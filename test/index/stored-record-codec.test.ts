@@ -4,6 +4,7 @@ import type { StoredRecord } from '../../src/index/document.js';
 import { readStoredRecord, writeStoredRecord } from '../../src/index/generation/stored-record-codec.js';
 import { ByteReader } from '../../src/index/store/byte-reader.js';
 import { ByteWriter } from '../../src/index/store/byte-writer.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /** A record with a value of every kind a record holds: short and long, ASCII and not. */
 const RECORD: StoredRecord = {
@@ -69,6 +70,44 @@ describe('readStoredRecord', () => {
       for (const record of records) {
         assert.deepEqual(readStoredRecord(new ByteReader(encoded(record))), record);
       }
+    }
+  });
+
+  it('reads only the start of the strings limited by maxChars, as slice would cut the whole string', () => {
+    // ASCII, 2-, 3- and 4-byte characters (a pair of surrogates), a byte-order mark first
+    // (the decoder drops it), each cut at every length around where its bytes run out.
+    const pieces = ['ab', 'é', '€', '😀', '\uFEFF'];
+    const random = seededRandom(7);
+    const strings = ['', 'x', 'plain ascii text', '😀😀😀', '\uFEFF' + 'abc', '\uFEFF😀é€'];
+    for (let i = 0; i < 200; i++) {
+      let text = random() < 0.2 ? '\uFEFF' : '';
+      const length = Math.floor(random() * 40);
+      for (let j = 0; j < length; j++) text += pieces[Math.floor(random() * pieces.length)]!;
+      strings.push(text);
+    }
+    for (const text of strings) {
+      const whole = readStoredRecord(new ByteReader(encoded({ text, title: text, after: 'end' })));
+      for (let limit = 0; limit <= (whole.text as string).length + 2; limit++) {
+        const input = new ByteReader(encoded({ text, title: text, after: 'end' }));
+        const read = readStoredRecord(input, undefined, new Map([['text', limit]]));
+        const expected = (whole.text as string).slice(0, limit);
+        assert.equal(read.text, expected, JSON.stringify({ text, limit }));
+        // Only the field named is cut; the record is read on to its end.
+        assert.equal(read.title, whole.title);
+        assert.equal(read.after, 'end');
+        assert.equal(input.readByte(), 7);
+      }
+    }
+    // Long texts, as a search reads them (most of the bytes left undecoded).
+    const long = 'Long text. '.repeat(5000);
+    const accented = 'Straße und Café '.repeat(3000);
+    for (const text of [long, accented, '😀'.repeat(20_000)]) {
+      const read = readStoredRecord(
+        new ByteReader(encoded({ text })),
+        new Set(['text']),
+        new Map([['text', 20_001]]),
+      );
+      assert.equal(read.text, text.slice(0, 20_001));
     }
   });
 

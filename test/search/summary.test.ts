@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Analyzer } from '../../src/index/analysis/analyzer.js';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 import { escapeHtml } from '../../src/escape-html.js';
-import { buildSummary, Summarizer } from '../../src/search/summary.js';
+import { buildSummary, Summarizer, SUMMARY_TEXT_CHARS } from '../../src/search/summary.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 /**
@@ -314,6 +314,39 @@ describe('buildSummary', () => {
     assert.ok(!cut.includes('<b>'), cut);
     const whole = buildSummary(filler.slice(0, 19_990) + '. protocol', analyzer, queryTerms);
     assert.ok(whole.includes('<b>protocol</b>'), whole);
+  });
+
+  it('depends on the first SUMMARY_TEXT_CHARS characters only: a text cut there has the same summary', () => {
+    // A search decodes only that much of a stored text (see run-search.ts): the summary must
+    // not change, at the text's end (`…` or not) nor with a match at the end of the scan.
+    const analyzer = createAnalyzer({ stem: true });
+    const queryTerms = new Set(analyzer.terms('protocol'));
+    const filler = 'word '.repeat(4000); // 20,000 characters
+    const texts = [
+      filler,
+      filler + 'x',
+      filler.slice(0, 19_999) + 'x',
+      filler + ' protocol',
+      filler.slice(0, 19_992) + 'protocol and on',
+      filler.slice(0, 19_991) + 'protocol',
+      'protocol ' + filler + ' protocol protocol',
+      filler.slice(0, 19_000) + 'protocol '.repeat(300),
+    ];
+    for (const text of texts) {
+      const whole = buildSummary(text, analyzer, queryTerms);
+      assert.equal(buildSummary(text.slice(0, SUMMARY_TEXT_CHARS), analyzer, queryTerms), whole);
+      assert.equal(whole, referenceSummary(text, analyzer, queryTerms));
+    }
+    // The one character past the scan is what tells a text that goes on from one that ends
+    // there, when the passage reaches the end of the scan.
+    const ending = filler.slice(0, 19_990) + ' protocol ';
+    assert.equal(ending.length, 20_000);
+    assert.ok(!buildSummary(ending, analyzer, queryTerms).endsWith('…'));
+    for (const more of ['x', 'xyz']) {
+      const summary = buildSummary(ending + more, analyzer, queryTerms);
+      assert.match(summary, /<b>protocol<\/b>\s+…$/);
+      assert.equal(buildSummary((ending + more).slice(0, SUMMARY_TEXT_CHARS), analyzer, queryTerms), summary);
+    }
   });
 
   it('counts a window’s 32 words across long runs of white space, from the first word or a match', () => {

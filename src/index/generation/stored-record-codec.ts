@@ -125,9 +125,16 @@ export function writeStoredRecord(out: ByteWriter, record: StoredRecord): void {
 /**
  * Decodes a stored record; with `fields`, only those fields (the others are skipped over,
  * never decoded: a result shown needs its title, text and a few more, not the original
- * content, which is most of a record's bytes).
+ * content, which is most of a record's bytes). With `maxChars`, a string value (not a list)
+ * of a field named there comes back as its first that many UTF-16 units, `value.slice(0, n)`,
+ * decoded from the first of its bytes only: a summary reads the start of a text, which may be
+ * a few times longer. The bytes not decoded are not checked to be UTF-8.
  */
-export function readStoredRecord(input: ByteReader, fields?: ReadonlySet<string>): StoredRecord {
+export function readStoredRecord(
+  input: ByteReader,
+  fields?: ReadonlySet<string>,
+  maxChars?: ReadonlyMap<string, number>,
+): StoredRecord {
   const record: StoredRecord = {};
   const count = input.readVInt();
   for (let i = 0; i < count; i++) {
@@ -139,9 +146,11 @@ export function readStoredRecord(input: ByteReader, fields?: ReadonlySet<string>
     }
     let value: StoredValue;
     switch (tag) {
-      case TAG_STRING:
-        value = readText(input);
+      case TAG_STRING: {
+        const limit = maxChars?.get(name);
+        value = limit === undefined ? readText(input) : readTextPrefix(input, limit);
         break;
+      }
       case TAG_NUMBER:
         value = input.readFloat64();
         break;
@@ -218,6 +227,44 @@ function readText(input: ByteReader): string {
   const text = String.fromCharCode.apply(null, bytes.subarray(from, to) as unknown as number[]);
   recentTexts[slot] = text;
   return text;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * `readText(input).slice(0, maxChars)`, decoding only as many of the string's bytes as its
+ * first `maxChars` units can take: that many when they are ASCII (most text), else three per
+ * unit (a character of the Basic Multilingual Plane is at most 3 bytes, a pair of surrogates
+ * 4), plus a byte-order mark's 3 (the decoder drops a leading one, as it does reading all)
+ * and one more for the last unit when it is the first of a pair (its character is decoded
+ * whole). A prefix always ends before a character's first byte, never inside one.
+ */
+function readTextPrefix(input: ByteReader, maxChars: number): string {
+  const start = input.pos;
+  const length = input.readVInt();
+  if (length <= maxChars) {
+    // No more units than bytes: the whole string is wanted.
+    input.pos = start;
+    return readText(input);
+  }
+  const bytes = input.bytes;
+  const from = input.pos;
+  const to = from + length;
+  if (to > input.end) throw new RangeError('read past end');
+  input.pos = to;
+  let text = utf8.decode(bytes.subarray(from, characterStart(bytes, from, from + maxChars, to)));
+  if (text.length < maxChars) {
+    const end = characterStart(bytes, from, Math.min(to, from + 3 * maxChars + 4), to);
+    text = utf8.decode(bytes.subarray(from, end));
+  }
+  return text.length > maxChars ? text.slice(0, maxChars) : text;
+}
+
+/** `at`, or the start of the UTF-8 character `at` is inside of (the string is `bytes[from, to)`). */
+function characterStart(bytes: Uint8Array, from: number, at: number, to: number): number {
+  // Continuation bytes are 10xxxxxx.
+  while (at > from && at < to && (bytes[at]! & 0xc0) === 0x80) at--;
+  return at;
 }
 
 function sameAscii(text: string, bytes: Uint8Array, from: number): boolean {

@@ -72,10 +72,10 @@ export class ThreadCatalog {
     const generations = refs.map((g) => this.liveGeneration(g));
     return {
       generations,
-      stored: (generationIndex, docId, fields) => {
+      stored: (generationIndex, docId, fields, maxChars) => {
         const generation = generations[generationIndex];
         if (generation === undefined) throw new RangeError(`no generation at index ${generationIndex}`);
-        return generation.reader.stored(docId, fields);
+        return generation.reader.stored(docId, fields, maxChars);
       },
     };
   }
