@@ -5,6 +5,7 @@ import { MANIFEST_FILE, manifestFiles, type Manifest } from './manifest.js';
 import type { PointInTime } from './searcher.js';
 import type { Directory } from './store/directory.js';
 import { FileDeleter } from './file-deleter.js';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { KeyLocations } from './key-locations.js';
 import { ReaderPool } from './reader-pool.js';
 
@@ -71,10 +72,13 @@ export class LiveManifest {
    * Opens readers for the manifest read at open and leaves the key map to build later. When a reader cannot
    * be opened (a damaged file), the ones already open are closed and the error is thrown.
    */
-  load(): void {
+  async load(): Promise<void> {
     const generations: LiveGeneration[] = [];
     try {
       for (const entry of this.published.generations) {
+        // A generation at a time: opening one reads and checks all its files (the largest of
+        // the RFC collection: ~0.3 s), and the event loop answers others in between.
+        if (generations.length > 0) await setImmediatePromise();
         const reader = this.readers.acquire(entry.generation);
         const killed =
           entry.killedFile === null ? null : KilledBits.read(this.dir, entry.killedFile, reader.maxDoc);

@@ -180,7 +180,7 @@ export class SearchIndex {
       typeof options.directory === 'string' ? new FsDirectory(options.directory) : options.directory;
     const manifest = readManifest(dir) ?? emptyManifest();
     const index = new SearchIndex(dir, options, manifest);
-    index.state.load();
+    await index.state.load();
     await index.state.removeLeftovers();
     return index;
   }

@@ -64,7 +64,7 @@ async function committing(
   };
   await publishManifest(dir, manifest, first.meta!.files);
   const state = new LiveManifest(dir, readManifest(dir)!);
-  state.load();
+  await state.load();
   const merges = fakeMerges();
   const counters = emptyStats();
   const events: CommitEvent[] = [];

@@ -27,10 +27,10 @@ const filesOf = (dir: MemoryDirectory, generation: number) =>
   dir.listAll().filter((name) => name.startsWith(`g${generation}.`) || name.startsWith(`g${generation}_`));
 
 describe('LiveManifest', () => {
-  it('loads the manifest read at open: its generations, killed bits and the location of each live key', () => {
+  it('loads the manifest read at open: its generations, killed bits and the location of each live key', async () => {
     const { dir, manifest } = twoGenerations();
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     assert.deepEqual(
       state.current.generations.map((g) => [g.generation, g.killedCount]),
       [
@@ -46,16 +46,16 @@ describe('LiveManifest', () => {
     state.close();
   });
 
-  it('fails to load a damaged generation, naming its file', () => {
+  it('fails to load a damaged generation, naming its file', async () => {
     const { dir, manifest } = twoGenerations();
     dir.deleteFile('g2.tim');
-    assert.throws(() => new LiveManifest(dir, manifest).load(), /g2\.tim/);
+    await assert.rejects(new LiveManifest(dir, manifest).load(), /g2\.tim/);
   });
 
-  it('deletes the files of a replaced manifest when its last holder lets go, not before', () => {
+  it('deletes the files of a replaced manifest when its last holder lets go, not before', async () => {
     const { dir, manifest } = twoGenerations();
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     const held = state.acquire();
     const next: Manifest = { ...manifest, number: 4, generations: manifest.generations.slice(1) };
     state.install(next, new Map());
@@ -69,10 +69,10 @@ describe('LiveManifest', () => {
     state.close();
   });
 
-  it('gives a generation with new killed bits a new view, while holders keep the one they had', () => {
+  it('gives a generation with new killed bits a new view, while holders keep the one they had', async () => {
     const { dir, manifest } = twoGenerations();
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     const held = state.acquire();
     const next: Manifest = { ...manifest, number: 4 };
     const bits = new KilledBits(1).with([0]);
@@ -89,10 +89,10 @@ describe('LiveManifest', () => {
     state.close();
   });
 
-  it('never hands out a killed-bits file name twice, even after a publish that failed', () => {
+  it('never hands out a killed-bits file name twice, even after a publish that failed', async () => {
     const { dir, manifest } = twoGenerations();
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     const bits = new KilledBits(1).with([0]);
     const before = manifest.nextDeleteGeneration;
     const failed: Manifest = { ...manifest, number: 4 };
@@ -106,10 +106,10 @@ describe('LiveManifest', () => {
     state.close();
   });
 
-  it('opens the readers of generations about to be published, and refuses one that cannot be read', () => {
+  it('opens the readers of generations about to be published, and refuses one that cannot be read', async () => {
     const { dir, manifest } = twoGenerations();
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     writtenGeneration(dir, 3, ['d']);
     const release = state.openReaders([3]);
     release();
@@ -123,7 +123,7 @@ describe('LiveManifest', () => {
     const { dir, manifest } = twoGenerations();
     writtenGeneration(dir, 7, ['x']);
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     await state.removeLeftovers();
     assert.deepEqual(filesOf(dir, 7), []);
     assert.equal(state.manifest.nextGeneration, 8);
@@ -132,10 +132,10 @@ describe('LiveManifest', () => {
     state.close();
   });
 
-  it('deletes nothing once closed: the folder may belong to a reopened index', () => {
+  it('deletes nothing once closed: the folder may belong to a reopened index', async () => {
     const { dir, manifest } = twoGenerations();
     const state = new LiveManifest(dir, manifest);
-    state.load();
+    await state.load();
     const held = state.acquire();
     state.install({ ...manifest, number: 4, generations: [] }, new Map());
     state.close();

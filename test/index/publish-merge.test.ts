@@ -39,7 +39,7 @@ async function mergeRan(merged: number[], dir: Directory = new MemoryDirectory()
     written.flatMap((w) => w.meta!.files),
   );
   const state = new LiveManifest(dir, readManifest(dir)!);
-  state.load();
+  await state.load();
   const sources = state.current.generations.filter((g) => merged.includes(g.generation));
   const killedAtStart = sources.map((g) => g.killed);
   const into = state.allocateGeneration();
