@@ -649,8 +649,9 @@ function rerank(
  * not stems), one of `preferred` (words known to analyse to `term` alone) if a text holds one.
  * In the newest generation that has the term, of its first {@link SURFACE_CANDIDATES} live
  * documents, those where the term comes earliest (its first position) are read first, at most
- * {@link SURFACE_TEXTS} of them; a preferred word is looked for as a substring (then confirmed
- * as a whole token), the first word as typed by a scan of the first text.
+ * {@link SURFACE_TEXTS} of them, until one holds a preferred word; a preferred word is looked
+ * for as a substring (then confirmed as a whole token), the first word as typed by a scan of
+ * the first text.
  */
 function surfaceOf(
   term: string,
@@ -673,20 +674,23 @@ function surfaceOf(
     }
     candidates.sort((a, b) => a.first - b.first || a.doc - b.doc);
     const { member, local } = owner[g]!;
-    const texts = candidates
-      .slice(0, preferred.length > 0 ? SURFACE_TEXTS : 1)
-      .map(
-        ({ doc }) =>
-          (member.searcher.stored(local, doc, TEXT_FIELD, SURFACE_TEXT)[STORED.text] as string | undefined) ??
-          '',
-      );
-    for (const text of texts) {
-      const lower = text.toLowerCase();
-      const word = preferred.find((p) => holdsWord(analyzer, lower, p));
-      if (word !== undefined) return word;
+    const textOf = (doc: number): string =>
+      (member.searcher.stored(local, doc, TEXT_FIELD, SURFACE_TEXT)[STORED.text] as string | undefined) ?? '';
+    // Read one at a time: the first text that holds a preferred word ends the search (the
+    // texts where the word comes earliest are read first, so it is most often the first).
+    let firstText: string | undefined;
+    if (preferred.length > 0) {
+      for (let i = 0; i < Math.min(SURFACE_TEXTS, candidates.length); i++) {
+        const text = textOf(candidates[i]!.doc);
+        firstText ??= text;
+        const lower = text.toLowerCase();
+        const word = preferred.find((p) => holdsWord(analyzer, lower, p));
+        if (word !== undefined) return word;
+      }
     }
     // As written (an analysis without case folding must see the case), shown in lower case.
-    const first = texts.length > 0 ? firstWordOf(analyzer, texts[0]!, term) : null;
+    const first =
+      candidates.length > 0 ? firstWordOf(analyzer, firstText ?? textOf(candidates[0]!.doc), term) : null;
     if (first !== null) return first.toLowerCase();
   }
   return undefined;

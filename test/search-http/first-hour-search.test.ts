@@ -153,6 +153,30 @@ describe('did you mean', () => {
   });
 });
 
+describe('did you mean, its word found in a later text', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await testApp(['docs']);
+    // `authent` is the stem of both words; the texts where it comes first (position 0) hold
+    // only `authentic`, and only the third text read holds `authentication`.
+    await pushAndCommit(app.app, 'docs', [
+      { key: 'https://example.com/a', body: 'authentic peers' },
+      { key: 'https://example.com/b', body: 'authentic hosts' },
+      { key: 'https://example.com/c', body: 'peers need authentication' },
+    ]);
+  });
+  after(() => app.close());
+
+  it('shows the word typed nearest to when only a text read after others holds it', async () => {
+    const spell = async (query: string) =>
+      (await searchJson(app.app, { collection: 'docs', query })).response.resultPacket.spell?.text ?? null;
+    assert.equal(await spell('athentication'), 'authentication');
+    // A word typed for which no text holds an edit: the first word of the stem in the first text.
+    assert.equal(await spell('authentik'), 'authentic');
+  });
+});
+
 describe('did you mean after a commit', () => {
   let app: TestApp;
 
