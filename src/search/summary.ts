@@ -5,6 +5,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { escapeHtml, HTML_ESCAPES } from '../escape-html.js';
 import { isWideSpace } from '../whitespace.js';
 import {
+  ASCII_PAIR_STEP,
   ASCII_STEP,
   asciiStartsExactly,
   asciiTokenEnd,
@@ -239,7 +240,7 @@ class TokenScan implements TokenSink, AsciiTokenSink {
    * ASCII text `text[from, to)` (both cuts) found here rather than by the analyzer, which
    * then has nothing to add (no term is looked at), and a call per token and the spelling's
    * hash cost more than finding them (the ranges counted are most of a page whose words
-   * match often). One table step per character ({@link ASCII_STEP}) without a branch: every
+   * match often). One table step per pair of characters ({@link ASCII_PAIR_STEP}) without a branch: every
    * character's position is written where the next start goes, and the count moves on at a
    * token's first character. A token longer than the analyzer keeps (rare) can only be where
    * two starts are further apart than that: such a token is measured, and when one is too
@@ -258,11 +259,19 @@ class TokenScan implements TokenSink, AsciiTokenSink {
     }
     let count = first;
     let state = 0;
-    for (let i = from; i < to; i++) {
-      state = ASCII_STEP[(state << 7) | text.charCodeAt(i)]!;
+    let i = from;
+    // Two characters a step (ASCII_PAIR_STEP), then the last one alone when the length is odd.
+    for (; i + 1 < to; i += 2) {
+      const step = ASCII_PAIR_STEP[(state << 14) | (text.charCodeAt(i) << 7) | text.charCodeAt(i + 1)]!;
       out[count] = i;
-      count += state >> 3;
-      state &= 7;
+      count += (step >> 3) & 1;
+      out[count] = i + 1;
+      count += step >> 4;
+      state = step & 7;
+    }
+    if (i < to) {
+      out[count] = i;
+      count += ASCII_STEP[(state << 7) | text.charCodeAt(i)]! >> 3;
     }
     const maxLength = this.maxTokenLength;
     for (let j = first; j < count; j++) {

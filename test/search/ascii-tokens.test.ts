@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createAnalyzer } from '../../src/index/analysis/create-analyzer.js';
 import {
+  ASCII_PAIR_STEP,
   ASCII_STEP,
   asciiStartsExactly,
   asciiTokenEnd,
   forEachAsciiToken,
+  SECOND_TOKEN_START,
   TOKEN_START,
 } from '../../src/search/ascii-tokens.js';
 import { seededRandom } from '../support/seeded-random.js';
@@ -70,6 +72,20 @@ describe('ASCII tokens', () => {
       });
       assert.deepEqual(ours, analyzerTokens(text), `text ${sample}: ${JSON.stringify(text.slice(0, 200))}`);
     }
+  });
+
+  it('steps two characters at a time as it steps one at a time, from every state, for every pair', () => {
+    for (let state = 0; state < 5; state++)
+      for (let c0 = 0; c0 < 128; c0++)
+        for (let c1 = 0; c1 < 128; c1++) {
+          const first = ASCII_STEP[(state << 7) | c0]!;
+          const second = ASCII_STEP[((first & 7) << 7) | c1]!;
+          const pair = ASCII_PAIR_STEP[(state << 14) | (c0 << 7) | c1]!;
+          const where = `state ${state}, ${c0} ${c1}`;
+          assert.equal(pair & 7, second & 7, where);
+          assert.equal((pair & TOKEN_START) !== 0, first >= TOKEN_START, where);
+          assert.equal((pair & SECOND_TOKEN_START) !== 0, second >= TOKEN_START, where);
+        }
   });
 
   it('finds where tokens start and end, and leaves out the tokens longer than kept', () => {
