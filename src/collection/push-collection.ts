@@ -543,6 +543,18 @@ export class PushCollection {
     return this.withRuntime((runtime) => runtime.index.acquireSearcher());
   }
 
+  /**
+   * {@link acquireSearcher} without waiting, for a collection that runs (an admin's index or
+   * a query processor's replica): what a search finds nearly always. Undefined when only
+   * the asynchronous path can tell (stopped, starting, failed, push.run=false). Spares the
+   * event loop the promises of the path that may have to start the collection first.
+   */
+  acquireSearcherNow(): Searcher | undefined {
+    if (this.lifecycle.state !== 'RUNNING' || !this.role.runs()) return undefined;
+    if (this.mode() === 'SLAVE') return this.replicaRuntime?.replica.acquireSearcher();
+    return this.runtime?.index.acquireSearcher();
+  }
+
   /** Waits for merges and commits everything staged (upgrade preparation). */
   async quiesce(): Promise<void> {
     if (this.lifecycle.state !== 'RUNNING' || this.runtime === undefined) return;

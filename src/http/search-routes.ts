@@ -177,16 +177,21 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       );
     });
 
-  /** Validates the request; throws `SearchError` for anything the client must fix. */
-  const searchParamsOf = async (request: FastifyRequest): Promise<SearchParams> => {
+  /**
+   * Validates the request; throws `SearchError` for anything the client must fix. Answers
+   * at once when no authorizer has to be asked (a public collection: no promise per search).
+   */
+  const searchParamsOf = (request: FastifyRequest): SearchParams | Promise<SearchParams> => {
     const query = queryOf(request);
     const collection = requireCollection(manager, query.get('collection'));
-    await checkAccess(manager, request, collection, authorize);
-    return parseSearchParams(
-      query,
-      collection,
-      (name) => facetDefinitions(manager.settings.get(collection)).find((d) => d.name === name)?.className,
-    );
+    const parse = () =>
+      parseSearchParams(
+        query,
+        collection,
+        (name) => facetDefinitions(manager.settings.get(collection)).find((d) => d.name === name)?.className,
+      );
+    const access = checkAccess(manager, request, collection, authorize);
+    return access === undefined ? parse() : access.then(parse);
   };
 
   app.get(
@@ -202,12 +207,20 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         response: { 200: SEARCH_RESPONSE_SCHEMA, ...ERROR_RESPONSES },
       },
     },
-    async (request, reply) => {
-      // The packet's bytes as serialised with the 200 schema above (packet-json.ts), on the
-      // search thread: sent as they are, not serialised again here.
-      const json = await service.searchJson(await searchParamsOf(request));
-      void reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
-      return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+    // Not async: a public collection's search makes one promise here, the pool's answer
+    // (Fastify answers an error thrown here as one rejected).
+    (request, reply) => {
+      const params = searchParamsOf(request);
+      const json =
+        params instanceof Promise
+          ? params.then((checked) => service.searchJson(checked))
+          : service.searchJson(params);
+      return json.then((bytes) => {
+        // The packet's bytes as serialised with the 200 schema above (packet-json.ts), on the
+        // search thread: sent as they are, not serialised again here.
+        void reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      });
     },
   );
 
@@ -430,13 +443,17 @@ function collectionExists(manager: CollectionManager, name: string): boolean {
   }
 }
 
-/** Runs the authorizer when the collection, or a member of a meta collection, is not public. */
-async function checkAccess(
+/**
+ * Runs the authorizer when the collection, or a member of a meta collection, is not public:
+ * its promise when it returns one (undefined when everything searched is public, or the
+ * authorizer answered at once). Asked on every request: access is never remembered.
+ */
+function checkAccess(
   manager: CollectionManager,
   request: FastifyRequest,
   collection: string,
   authorize: SearchAuthorizer,
-): Promise<void> {
+): Promise<void> | undefined {
   const settings = manager.settings.get(collection);
   const names =
     collectionTypeOf(settings) === 'meta' ? [collection, ...metaMembersOf(settings)] : [collection];
@@ -445,9 +462,10 @@ async function checkAccess(
     // A value other than true or false never loads (COLLECTION_CONFIG_BROKEN): a typo fails
     // closed instead of making a private collection public.
     if (manager.settings.get(name).config.searchPublic) continue;
-    await authorize(request, collection);
-    return;
+    const decided = authorize(request, collection);
+    return decided instanceof Promise ? decided : undefined;
   }
+  return undefined;
 }
 
 function wholeNumber(

@@ -2,7 +2,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CollectionManager } from '../collection/collection-manager.js';
-import { collectionTypeOf, metaMembersOf } from '../collection/collection-settings.js';
+import {
+  collectionTypeOf,
+  metaMembersOf,
+  type CollectionSettings,
+} from '../collection/collection-settings.js';
 import { indexSchemaFor } from '../collection/index-schema.js';
 import { Schema, type SchemaOptions } from '../index/schema.js';
 import type { Searcher } from '../index/searcher.js';
@@ -112,9 +116,9 @@ export class SearchService {
    * search thread serialises the packet and transfers the bytes, so the event loop only
    * writes them to the socket.
    */
-  async searchJson(params: SearchParams): Promise<Uint8Array> {
-    const answer = await this.answer(params, 'json', false);
-    return 'json' in answer ? answer.json : searchResponseBytes(answer.response);
+  searchJson(params: SearchParams): Promise<Uint8Array> {
+    // Not async: the pool's promise is followed by one step, not wrapped in another promise.
+    return this.answer(params, 'json', false).then(jsonOf);
   }
 
   /**
@@ -137,8 +141,14 @@ export class SearchService {
       maxPrefixTerms: this.maxPrefixTerms,
       explain,
       form,
-      open: () =>
-        this.openView(params.collection).then((view) => ({ view, release: () => releaseView(view) })),
+      open: () => {
+        const view = this.openViewNow(params.collection);
+        if (view !== undefined) return { view, release: () => releaseView(view) };
+        return this.openViewLater(params.collection).then((later) => ({
+          view: later,
+          release: () => releaseView(later),
+        }));
+      },
       runHere: (view) => this.runHere(view, params, deadline, explain),
     });
   }
@@ -171,6 +181,47 @@ export class SearchService {
    * the manager's cache (never read from disk here), the schema resolved once per analysis.
    */
   async openView(collection: string): Promise<SearchView> {
+    return this.openViewNow(collection) ?? this.openViewLater(collection);
+  }
+
+  /**
+   * {@link openView} without waiting, when every member runs (see
+   * `PushCollection.acquireSearcherNow`): a search's usual path, with no promise on the
+   * event loop. Undefined when a member must be started first.
+   */
+  openViewNow(collection: string): SearchView | undefined {
+    const settings = this.manager.settings.get(collection);
+    const isMeta = collectionTypeOf(settings) === 'meta';
+    if (!isMeta) {
+      const pushCollection = this.manager.collection(collection);
+      const searcher = pushCollection.acquireSearcherNow();
+      if (searcher === undefined) return undefined;
+      const member: SearchMember = { name: collection, searcher, settings };
+      return this.viewOf(collection, false, settings, [member], pushCollection.indexSchema());
+    }
+    const members: SearchMember[] = [];
+    let schemaOptions: SchemaOptions | undefined;
+    try {
+      for (const name of metaMembersOf(settings)) {
+        const pushCollection = this.manager.collection(name);
+        const searcher = pushCollection.acquireSearcherNow();
+        if (searcher === undefined) {
+          releaseMembers(members);
+          return undefined;
+        }
+        const memberSettings = this.manager.settings.get(name);
+        members.push({ name, searcher, settings: memberSettings });
+        schemaOptions ??= pushCollection.indexSchema() ?? indexSchemaFor(memberSettings);
+      }
+    } catch (error) {
+      releaseMembers(members);
+      throw error;
+    }
+    return this.viewOf(collection, true, settings, members, schemaOptions);
+  }
+
+  /** {@link openView} when a member may have to start first. */
+  private async openViewLater(collection: string): Promise<SearchView> {
     const settings = this.manager.settings.get(collection);
     const isMeta = collectionTypeOf(settings) === 'meta';
     const names = isMeta ? metaMembersOf(settings) : [collection];
@@ -186,9 +237,19 @@ export class SearchService {
         schemaOptions ??= pushCollection.indexSchema() ?? indexSchemaFor(memberSettings);
       }
     } catch (error) {
-      for (const member of members) (member.searcher as Searcher).release();
+      releaseMembers(members);
       throw error;
     }
+    return this.viewOf(collection, isMeta, settings, members, schemaOptions);
+  }
+
+  private viewOf(
+    collection: string,
+    isMeta: boolean,
+    settings: CollectionSettings,
+    members: SearchMember[],
+    schemaOptions: SchemaOptions | undefined,
+  ): SearchView {
     return {
       collection,
       isMeta,
@@ -219,6 +280,11 @@ export class SearchService {
   }
 }
 
+/** The JSON bytes of an answer asked for as JSON (a search on the event loop answers the packet). */
+function jsonOf(answer: SearchAnswer): Uint8Array {
+  return 'json' in answer ? answer.json : searchResponseBytes(answer.response);
+}
+
 /** The packet of an answer asked for as an object (see AnswerForm). */
 function packetOf(answer: SearchAnswer): Extract<SearchAnswer, { response: SearchResponse }> {
   if ('json' in answer) throw new Error('a search asked for its packet was answered as JSON bytes');
@@ -226,7 +292,11 @@ function packetOf(answer: SearchAnswer): Extract<SearchAnswer, { response: Searc
 }
 
 function releaseView(view: SearchView): void {
-  for (const member of view.members) (member.searcher as Searcher).release();
+  releaseMembers(view.members);
+}
+
+function releaseMembers(members: readonly SearchMember[]): void {
+  for (const member of members) (member.searcher as Searcher).release();
 }
 
 function loadOrCreateSecret(file: string): Buffer {

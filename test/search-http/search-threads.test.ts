@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { firstPageParams } from '../../src/search/run-search.js';
 import { SearchService, type SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
-import { ADMIN_AUTH, route, testApp, type TestApp } from '../http/helpers.js';
+import { ADMIN_AUTH, adminRequest, route, testApp, type TestApp } from '../http/helpers.js';
 import { pushAndCommit, searchJson, urls, type TestDocument } from './helpers.js';
 
 /**
@@ -329,6 +329,66 @@ describe('search threads: a meta collection of more members than a thread keeps 
       assert.deepEqual(await found(), expected(), `after ${name} changed`);
     }
     assert.equal(t.searchService.threads!.stats().TotThreadFailures, 0);
+  });
+});
+
+describe('search threads: views opened at once, or after a start', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp(['p', 'q'], { searchThreads: 1 });
+    await pushAndCommit(t.app, 'p', [{ key: 'http://example.com/p', body: 'shared words of p' }]);
+    await pushAndCommit(t.app, 'q', [{ key: 'http://example.com/q', body: 'shared words of q' }]);
+    t.manager.create('pq', 'meta', ['p', 'q']);
+  });
+  after(() => t.close());
+
+  const stop = async (name: string) => {
+    const stopped = await t.app.inject({
+      method: 'POST',
+      url: route('v2', name, '/state/stop'),
+      headers: { authorization: ADMIN_AUTH },
+    });
+    assert.equal(stopped.statusCode, 200, stopped.body);
+    assert.equal(t.manager.collection(name).acquireSearcherNow(), undefined, `${name} stopped`);
+  };
+  const found = async (collection: string) =>
+    urls(await searchJson(t.app, { collection, query: 'shared' })).sort();
+
+  it('a search of a stopped collection, or of a meta collection with a stopped member, starts it; the next is answered at once', async () => {
+    assert.deepEqual(await found('p'), ['http://example.com/p']);
+    // Running: the view opens without waiting, and its searcher is released after the query.
+    const now = t.manager.collection('p').acquireSearcherNow();
+    assert.ok(now !== undefined, 'a running collection gives its searcher at once');
+    now.release();
+
+    await stop('p');
+    assert.deepEqual(await found('p'), ['http://example.com/p'], 'started by the search');
+    assert.deepEqual(await found('p'), ['http://example.com/p'], 'then at once');
+
+    await stop('q');
+    assert.deepEqual(await found('pq'), ['http://example.com/p', 'http://example.com/q']);
+    assert.deepEqual(await found('pq'), ['http://example.com/p', 'http://example.com/q']);
+    const stats = t.searchService.threads!.stats();
+    assert.equal(stats.TotThreadFailures, 0);
+    assert.equal(stats.busyThreads, 0, 'no thread is left opening or running');
+  });
+
+  it('a collection with push.run=false is searched in its last state (never at once: it does not run)', async () => {
+    const original = readFileSync(join(t.home, 'conf', 'q', 'collection.cfg'), 'utf8');
+    const put = async (text: string) => {
+      const response = await adminRequest(t.app, 'PUT', '/collections/q/config', {
+        files: { 'collection.cfg': text },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+    };
+    await put(`${original}push.run=false\n`);
+    try {
+      assert.equal(t.manager.collection('q').acquireSearcherNow(), undefined);
+      assert.deepEqual(await found('q'), ['http://example.com/q']);
+      assert.deepEqual(await found('pq'), ['http://example.com/p', 'http://example.com/q']);
+    } finally {
+      await put(original);
+    }
   });
 });
 

@@ -52,8 +52,11 @@ export interface OpenedView {
 /** One query for the pool. */
 export interface SearchTask {
   params: SearchParams;
-  /** Opens the view at dispatch, so that a query that waited sees the newest manifest. */
-  open(): Promise<OpenedView>;
+  /**
+   * Opens the view at dispatch, so that a query that waited sees the newest manifest: at
+   * once when it can (every member runs), else later.
+   */
+  open(): OpenedView | Promise<OpenedView>;
   /** Epoch milliseconds (see `nowEpochMs`). */
   deadline: number;
   maxPrefixTerms: number;
@@ -251,7 +254,7 @@ export class SearchThreadPool {
         return;
       }
       pending.timer = setTimeout(() => this.timeOut(pending), answerWait(task.deadline));
-      if (thread !== null) void this.dispatch(thread, pending);
+      if (thread !== null) this.dispatch(thread, pending);
       else this.queue.push(pending);
     });
   }
@@ -329,50 +332,94 @@ export class SearchThreadPool {
     return thread;
   }
 
-  private async dispatch(thread: SearchThread, task: PendingTask): Promise<void> {
+  /**
+   * Gives `task` to `thread`: opens its view and posts it. Without a promise when the thread
+   * listens and the view opens at once (a search's usual path: the event loop's share of a
+   * query is small, and each promise is a part of it).
+   */
+  private dispatch(thread: SearchThread, task: PendingTask): void {
     thread.opening = true;
-    let opened: OpenedView;
-    // The view opens while a new thread starts: after a restart, both take a second or so
-    // (the collection's files read and checked; the thread's modules loaded).
-    const opening = task.task.open();
-    // Awaited below; until then its failure must not count as unhandled.
-    opening.catch(() => undefined);
+    let opened: OpenedView | Promise<OpenedView>;
     try {
-      if (!thread.isReady) {
-        // A thread's start-up (loading its modules: long on a loaded machine) is not the
-        // query's work: the budget starts again once the thread listens.
-        task.waitingForStart = true;
-        const waited = performance.now();
-        // Meanwhile the thread keeps the process alive (an idle one does not, see startThread):
-        // the query's timer may fire and wait on (see timeOut), and then nothing else might.
-        thread.worker.ref();
-        try {
-          await Promise.race([thread.ready, thread.gone]);
-        } finally {
-          thread.worker.unref();
-        }
-        task.waitingForStart = false;
-        task.deadline += performance.now() - waited;
-        if (!task.settled) {
-          if (task.timer !== undefined) clearTimeout(task.timer);
-          task.timer = setTimeout(() => this.timeOut(task), answerWait(task.deadline));
-        }
-      }
+      opened = task.task.open();
+    } catch (error) {
+      this.openFailed(thread, task, error);
+      return;
+    }
+    if (!thread.isReady) {
+      // The view opens while a new thread starts: after a restart, both take a second or so
+      // (the collection's files read and checked; the thread's modules loaded).
+      const opening = Promise.resolve(opened);
+      // Awaited once the thread listens; until then its failure must not count as unhandled.
+      opening.catch(() => undefined);
+      void this.dispatchOnceReady(thread, task, opening);
+      return;
+    }
+    if (opened instanceof Promise) {
+      opened.then(
+        (later) => this.post(thread, task, later),
+        (error: unknown) => this.openFailed(thread, task, error),
+      );
+      return;
+    }
+    this.post(thread, task, opened);
+  }
+
+  /**
+   * A thread's start-up (loading its modules: long on a loaded machine) is not the query's
+   * work: the budget starts again once the thread listens.
+   */
+  private async dispatchOnceReady(
+    thread: SearchThread,
+    task: PendingTask,
+    opening: Promise<OpenedView>,
+  ): Promise<void> {
+    task.waitingForStart = true;
+    const waited = performance.now();
+    // Meanwhile the thread keeps the process alive (an idle one does not, see startThread):
+    // the query's timer may fire and wait on (see timeOut), and then nothing else might.
+    thread.worker.ref();
+    try {
+      await Promise.race([thread.ready, thread.gone]);
+    } finally {
+      thread.worker.unref();
+    }
+    task.waitingForStart = false;
+    task.deadline += performance.now() - waited;
+    if (!task.settled) {
+      if (task.timer !== undefined) clearTimeout(task.timer);
+      task.timer = setTimeout(() => this.timeOut(task), answerWait(task.deadline));
+    }
+    let opened: OpenedView;
+    try {
       opened = await opening;
     } catch (error) {
-      thread.opening = false;
-      this.settle(task, error);
-      this.pump();
+      this.openFailed(thread, task, error);
       return;
-    } finally {
-      thread.opening = false;
     }
+    this.post(thread, task, opened);
+  }
+
+  private openFailed(thread: SearchThread, task: PendingTask, error: unknown): void {
+    thread.opening = false;
+    this.settle(task, error);
+    this.pump();
+  }
+
+  /** A task that did not run on the thread it was given (timed out meanwhile, or the thread died). */
+  private notRun(task: PendingTask): void {
+    if (this.closed) this.settle(task, new SearchError('INDEX_CLOSED', 'the server is stopping'));
+    else if (!task.settled) this.queue.unshift(task);
+    this.pump();
+  }
+
+  /** Posts a task whose view is open to its thread (or runs it here, see SearchTask.runHere). */
+  private post(thread: SearchThread, task: PendingTask, opened: OpenedView): void {
+    thread.opening = false;
     if (task.settled || thread.ended) {
       // Timed out while the view opened, or the thread died meanwhile: nothing to run.
       opened.release();
-      if (this.closed) this.settle(task, new SearchError('INDEX_CLOSED', 'the server is stopping'));
-      else if (!task.settled) this.queue.unshift(task);
-      this.pump();
+      this.notRun(task);
       return;
     }
     if (!shareable(opened.view)) {
@@ -604,7 +651,7 @@ export class SearchThreadPool {
     while (this.queue.length > 0 && !this.closed) {
       const thread = this.idleThread();
       if (thread === null) return;
-      void this.dispatch(thread, this.queue.shift()!);
+      this.dispatch(thread, this.queue.shift()!);
     }
   }
 
