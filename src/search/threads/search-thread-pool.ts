@@ -124,16 +124,6 @@ interface Running {
   stuckTimer: NodeJS.Timeout | undefined;
 }
 
-/**
- * The young generation of a search thread's V8 heap, at most: two 8 MiB semi-spaces, half of
- * what V8 grows them to by default under a search thread's allocation rate. Each thread's
- * young generation is resident memory of its own (the index bytes are shared), so a second
- * thread costs ~16 MiB less. A query allocates a few hundred KB: in-process on the RFC
- * collection, 0.042 scavenges per query instead of 0.022, 0.03 ms of GC per query instead of
- * 0.015-0.02 (2026-11-28); between queries the threads scavenge when idle (idle-scavenge.ts).
- */
-const SEARCH_THREAD_YOUNG_GENERATION_MB = 24;
-
 class SearchThread {
   readonly worker: Worker;
   running: Running | null = null;
@@ -163,10 +153,7 @@ class SearchThread {
     readonly slot: number,
     data: SearchThreadData,
   ) {
-    this.worker = new Worker(new URL('./search-thread.js', import.meta.url), {
-      workerData: data,
-      resourceLimits: { maxYoungGenerationSizeMb: SEARCH_THREAD_YOUNG_GENERATION_MB },
-    });
+    this.worker = new Worker(new URL('./search-thread.js', import.meta.url), { workerData: data });
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.gone = new Promise((resolve) => (this.markGone = resolve));
   }
