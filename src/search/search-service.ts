@@ -209,9 +209,8 @@ export class SearchService {
           releaseMembers(members);
           return undefined;
         }
-        const memberSettings = this.manager.settings.get(name);
-        members.push({ name, searcher, settings: memberSettings });
-        schemaOptions ??= pushCollection.indexSchema() ?? indexSchemaFor(memberSettings);
+        const schema = this.addMember(members, name, searcher, pushCollection.indexSchema());
+        schemaOptions ??= schema;
       }
     } catch (error) {
       releaseMembers(members);
@@ -231,16 +230,30 @@ export class SearchService {
       for (const name of names) {
         const pushCollection = this.manager.collection(name);
         const searcher = await pushCollection.acquireSearcher();
-        const memberSettings = this.manager.settings.get(name);
-        members.push({ name, searcher, settings: memberSettings });
-        // Queries are analysed as the index's documents were, whatever indexer_options say now.
-        schemaOptions ??= pushCollection.indexSchema() ?? indexSchemaFor(memberSettings);
+        const schema = this.addMember(members, name, searcher, pushCollection.indexSchema());
+        schemaOptions ??= schema;
       }
     } catch (error) {
       releaseMembers(members);
       throw error;
     }
     return this.viewOf(collection, isMeta, settings, members, schemaOptions);
+  }
+
+  /**
+   * Adds a member to a view being opened; returns the schema its documents were analysed with
+   * (`indexSchema`, else its settings'): queries are analysed as the index's documents were,
+   * whatever indexer_options say now.
+   */
+  private addMember(
+    members: SearchMember[],
+    name: string,
+    searcher: Searcher,
+    indexSchema: SchemaOptions | undefined,
+  ): SchemaOptions {
+    const settings = this.manager.settings.get(name);
+    members.push({ name, searcher, settings });
+    return indexSchema ?? indexSchemaFor(settings);
   }
 
   private viewOf(
