@@ -18,6 +18,8 @@
  *    - `--connections` (8) keep-alive connections sharing twice as many requests (queries/s, p50).
  *    With `--baseline-server PATH` (another build's `dist/src/cli/main.js`, e.g. main before a
  *    change) the same is measured on it, in turn with ours, and the answers are compared.
+ * 3. The floor (see {@link measureFloor}): a bare `node:http` server answering from a worker
+ *    thread, with no work, then busy for each query's engine median of this repeat.
  * The table prints the medians over `--repeats` (3) of each figure, the ratios the issue sets
  * as targets (HTTP p50 and p99 within 1.2x of the engine's; 8-connection queries/s at least
  * 1.8x the 1-connection figure), the server process's CPU time per query at 1 and at
