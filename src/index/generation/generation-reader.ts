@@ -103,8 +103,8 @@ interface CachedTerm {
   shape: PostingsShape | null;
 }
 
+/** Where a stored block lies in `.fdt` (its first docId is in `storedFirstDocs`). */
 interface StoredBlock {
-  firstDoc: number;
   offset: number;
   length: number;
 }
@@ -399,10 +399,12 @@ export class GenerationReader {
    */
   compressedStoredBlocks(): Iterable<{ firstDoc: number; bytes: Uint8Array }> | null {
     if (this.storedVersion !== STORED_FORMAT_VERSION) return null;
-    const { storedBlocks, storedInput } = this;
+    const { storedBlocks, storedFirstDocs, storedInput } = this;
     return (function* () {
-      for (const block of storedBlocks)
-        yield { firstDoc: block.firstDoc, bytes: storedInput.read(block.offset, block.length) };
+      for (let b = 0; b < storedBlocks.length; b++) {
+        const block = storedBlocks[b]!;
+        yield { firstDoc: storedFirstDocs[b]!, bytes: storedInput.read(block.offset, block.length) };
+      }
     })();
   }
 
@@ -430,10 +432,11 @@ export class GenerationReader {
     // A plain Uint8Array over the Buffer's bytes: a record's strings are views cut from it,
     // and a Buffer's subarray costs several times a typed array's.
     const bytes = new Uint8Array(decompressed.buffer, decompressed.byteOffset, decompressed.byteLength);
-    const next =
-      blockIndex + 1 < this.storedBlocks.length ? this.storedBlocks[blockIndex + 1]!.firstDoc : this.maxDoc;
-    const starts = new Int32Array(next - stored.firstDoc);
-    const ends = new Int32Array(next - stored.firstDoc);
+    const firstDocs = this.storedFirstDocs;
+    const count =
+      (blockIndex + 1 < firstDocs.length ? firstDocs[blockIndex + 1]! : this.maxDoc) - firstDocs[blockIndex]!;
+    const starts = new Int32Array(count);
+    const ends = new Int32Array(count);
     const reader = new ByteReader(bytes);
     for (let i = 0; i < starts.length; i++) {
       const length = reader.readVInt();
@@ -464,9 +467,8 @@ export class GenerationReader {
     const blocks = index.readVInt();
     this.storedFirstDocs = new Int32Array(blocks);
     for (let b = 0; b < blocks; b++) {
-      const block = { firstDoc: index.readVInt(), offset: index.readVInt(), length: index.readVInt() };
-      this.storedBlocks.push(block);
-      this.storedFirstDocs[b] = block.firstDoc;
+      this.storedFirstDocs[b] = index.readVInt();
+      this.storedBlocks.push({ offset: index.readVInt(), length: index.readVInt() });
     }
   }
 
