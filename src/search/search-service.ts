@@ -14,7 +14,12 @@ import type { Explanation } from '../query/explain-query.js';
 import { runSearch, type SearchMember, type SearchParams, type SearchView } from './run-search.js';
 import type { SearchResponse } from './result-packet.js';
 import { ClickTrackingUrls, signUrl } from './click-tracking-url.js';
-import { SearchThreadPool, type SearchAnswer, type SearchPoolEvent } from './threads/search-thread-pool.js';
+import {
+  SearchThreadPool,
+  type OpenedView,
+  type SearchAnswer,
+  type SearchPoolEvent,
+} from './threads/search-thread-pool.js';
 import type { AnswerForm } from './threads/search-messages.js';
 import { searchResponseBytes } from './packet-json.js';
 import { DEFAULT_MAX_PREFIX_TERMS, nowEpochMs, WorkBudget } from '../query/work-budget.js';
@@ -143,11 +148,7 @@ export class SearchService {
       form,
       open: () => {
         const view = this.openViewNow(params.collection);
-        if (view !== undefined) return { view, release: () => releaseView(view) };
-        return this.openViewLater(params.collection).then((later) => ({
-          view: later,
-          release: () => releaseView(later),
-        }));
+        return view !== undefined ? openedView(view) : this.openViewLater(params.collection).then(openedView);
       },
       runHere: (view) => this.runHere(view, params, deadline, explain),
     });
@@ -302,6 +303,11 @@ function jsonOf(answer: SearchAnswer): Uint8Array {
 function packetOf(answer: SearchAnswer): Extract<SearchAnswer, { response: SearchResponse }> {
   if ('json' in answer) throw new Error('a search asked for its packet was answered as JSON bytes');
   return answer;
+}
+
+/** A view as the pool holds it while a thread runs the query. */
+function openedView(view: SearchView): OpenedView {
+  return { view, release: () => releaseView(view) };
 }
 
 function releaseView(view: SearchView): void {
