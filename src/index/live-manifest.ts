@@ -1,3 +1,4 @@
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { killedFile } from './generation/generation-files.js';
 import { KilledBits } from './generation/killed-bits.js';
 import { LiveGeneration } from './generation/live-generation.js';
@@ -5,7 +6,6 @@ import { MANIFEST_FILE, manifestFiles, type Manifest } from './manifest.js';
 import type { PointInTime } from './searcher.js';
 import type { Directory } from './store/directory.js';
 import { FileDeleter } from './file-deleter.js';
-import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { KeyLocations } from './key-locations.js';
 import { ReaderPool } from './reader-pool.js';
 
@@ -69,8 +69,9 @@ export class LiveManifest {
   }
 
   /**
-   * Opens readers for the manifest read at open and leaves the key map to build later. When a reader cannot
-   * be opened (a damaged file), the ones already open are closed and the error is thrown.
+   * Opens readers for the manifest read at open and leaves the key map to build later. When a
+   * reader cannot be opened (a damaged file), the ones already open are closed and the error
+   * is thrown.
    */
   async load(): Promise<void> {
     const generations: LiveGeneration[] = [];
