@@ -5,13 +5,13 @@
  * second search.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { corpusAvailable } from '../../bench/lib/rfc-corpus.js';
+import { runBench } from '../support/run-bench.js';
+import { MAIN } from '../support/server-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-first-search-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -20,9 +20,7 @@ const skip = corpusAvailable() ? false : 'the RFC corpus is not there (see bench
 
 void describe('first-search benchmark', { skip }, () => {
   void it('times the first search after a start on our server and a baseline, taking turns', async () => {
-    const script = fileURLToPath(new URL('../../bench/first-search.js', import.meta.url));
-    const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-    const args = [
+    const { code, output } = await runBench('first-search', [
       '--pages',
       '300',
       '--repeats',
@@ -30,16 +28,8 @@ void describe('first-search benchmark', { skip }, () => {
       '--home',
       join(scratch, 'home'),
       '--baseline-server',
-      main,
-    ];
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let text = '';
-      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      child.once('error', reject);
-      child.once('exit', (exit) => resolve({ code: exit, output: text }));
-    });
+      MAIN,
+    ]);
     assert.equal(code, 0, output);
     for (const repeat of [1, 2])
       for (const server of ['ours', 'baseline'])

@@ -6,35 +6,24 @@
  * compares the answers of two servers (here the same build twice: every answer alike).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { corpusAvailable } from '../../bench/lib/rfc-corpus.js';
+import { runBench } from '../support/run-bench.js';
+import { MAIN } from '../support/server-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-http-search-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<{ code: number | null; output: string }> {
-  const script = fileURLToPath(new URL('../../bench/http-search.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const run = (args: string[]) => runBench('http-search', args);
 
 const skip = corpusAvailable() ? false : 'the RFC corpus is not there (see bench/lib/rfc-corpus.ts)';
 
 void describe('http-search benchmark', { skip }, () => {
   void it('measures engine, query processor and HTTP on one collection, built once and reused', async () => {
     const home = join(scratch, 'home');
-    const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
     // One warm-up burst, not the benchmark's 100: this test checks what the benchmark prints and
     // that both servers answer alike, not its figures, and the bursts would be most of its queries.
     const common = [
@@ -51,7 +40,7 @@ void describe('http-search benchmark', { skip }, () => {
       '--home',
       home,
     ];
-    const first = await run([...common, '--baseline-server', main]);
+    const first = await run([...common, '--baseline-server', MAIN]);
     assert.equal(first.code, 0, first.output);
     assert.match(first.output, /building the collection/);
     for (const row of [

@@ -6,14 +6,13 @@
  * correct server passes: 0 errors, verification passed, exit 0.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync } from 'node:zlib';
 import { RFC_CORPUS_ENV } from '../../bench/lib/rfc-corpus.js';
+import { runBench } from '../support/run-bench.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-soak-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -44,17 +43,7 @@ function writeCorpus(): string {
   return path;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  const script = fileURLToPath(new URL('../../bench/soak.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv) => runBench('soak', args, env);
 
 interface SoakJson {
   passed: boolean;
