@@ -42,9 +42,10 @@
  * `bench/results/tmp/http-search-<pages>`) and reused by later runs with the same `--pages`;
  * `--rebuild` starts over. `--cpu-prof DIR` runs the server with `node --cpu-prof` (one
  * profile per server start). `--search-threads N` sets the server's `search.thread-count`
- * (default: the number of cores; 0 runs queries on the event loop).
+ * (default: the number of cores; 0 runs queries on the event loop). `--per-query` adds each
+ * query's medians (engine, query processor, HTTP, the floor busy for its engine time).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 100] [--warm-up-rounds 5]
+ *   npx tsc -p tsconfig.json && node dist/bench/http-search.js [--pages N] [--repeats 3] [--rounds 10] [--connections 8] [--home DIR] [--rebuild] [--baseline-server PATH] [--no-fts5] [--cpu-prof DIR] [--search-threads N] [--warm-up-bursts 100] [--warm-up-rounds 5] [--per-query]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -90,6 +91,7 @@ const { values } = parseArgs({
     'search-threads': { type: 'string' },
     'warm-up-bursts': { type: 'string', default: '100' },
     'warm-up-rounds': { type: 'string', default: '5' },
+    'per-query': { type: 'boolean', default: false },
   },
 });
 
@@ -197,6 +199,7 @@ async function measureInProcess(home: string, figures: Figures): Promise<EngineT
       });
       summarize('engine', { samples: engine, wallMs: engine.reduce((a, b) => a + b, 0) }, figures);
       engineTimes = perQueryMedians(engine);
+      recordPerQuery('engine', engineTimes, figures);
     } finally {
       for (const member of view.members) (member.searcher as Searcher).release();
     }
@@ -212,6 +215,7 @@ async function measureInProcess(home: string, figures: Figures): Promise<EngineT
       }
     }
     summarize('service', { samples: serviceTimes, wallMs: performance.now() - started }, figures);
+    recordPerQuery('service', perQueryMedians(serviceTimes), figures);
   } finally {
     await manager.closeAll();
   }
@@ -226,6 +230,11 @@ function perQueryMedians(samples: readonly number[]): EngineTimes {
       median(samples.filter((_, j) => j % MIXED_QUERIES.length === i)),
     ]),
   );
+}
+
+/** Keeps each query's median of one way (`way`) among the repeat's figures, for `--per-query`. */
+function recordPerQuery(way: string, medians: EngineTimes, figures: Figures): void {
+  MIXED_QUERIES.forEach((query, i) => (figures[`query ${i} ${way}`] = medians.get(query.text)!));
 }
 
 /**
@@ -324,6 +333,7 @@ async function measureServer(
       }
     }
     summarize('http 1', { samples: one, wallMs: performance.now() - started }, figures);
+    recordPerQuery('http 1', perQueryMedians(one), figures);
     let cpuAfter = cpuOf(server.pid);
     cpuFigures('http 1', cpuBefore, cpuAfter, one.length, figures);
     const total = rounds * MIXED_QUERIES.length * 2;
@@ -389,6 +399,7 @@ async function measureFloor(
           samples.push(performance.now() - t);
         }
       summarize(prefix, { samples, wallMs: performance.now() - started }, figures);
+      recordPerQuery(prefix, perQueryMedians(samples), figures);
     };
     try {
       const idle = MIXED_QUERIES.map((q) => pathOf(q.text, 0));
@@ -693,6 +704,33 @@ function printResults(perRepeat: Map<string, Figures[]>, servers: string[], with
     }
   console.log('\nserver CPU time per query (user + system, from /proc; medians):');
   printTable(cpu);
+  if (values['per-query'] === true) printPerQuery(med, servers);
+}
+
+/**
+ * `--per-query`: each query's median (over its rounds, then over the repeats) in the engine,
+ * the query processor in-process, through HTTP at 1 connection and on the floor busy for its
+ * engine time, slowest in the engine first: which queries the time above the engine goes to.
+ */
+function printPerQuery(med: (name: string, figure: string) => number, servers: string[]): void {
+  const rows = MIXED_QUERIES.map((query, i) => {
+    const engine = med('in-process', `query ${i} engine`);
+    const row: TableRow = {
+      query: query.text.length > 40 ? `${query.text.slice(0, 39)}…` : query.text,
+      engine: formatMs(engine),
+      service: formatMs(med('in-process', `query ${i} service`)),
+      'floor busy': formatMs(med('in-process', `query ${i} floor work`)),
+    };
+    for (const server of servers) {
+      const http = med(server, `query ${i} http 1`);
+      row[`${server} HTTP`] = formatMs(http);
+      row[`${server} / engine`] = `${(http / engine).toFixed(2)}x`;
+    }
+    return { engine, row };
+  });
+  rows.sort((a, b) => b.engine - a.engine);
+  console.log('\neach query at 1 connection (medians; slowest in the engine first):');
+  printTable(rows.map((r) => r.row));
 }
 
 await main();

@@ -2,8 +2,9 @@
  * The serving benchmark end to end on a few hundred pages of the RFC corpus (skipped when
  * the corpus is absent): it builds its collection once and reuses it, measures every way of
  * running the mixed set (engine, query processor, HTTP at 1 and 2 connections), prints the
- * ratios the issue targets and the fixed reference line, and with `--baseline-server`
- * compares the answers of two servers (here the same build twice: every answer alike).
+ * ratios the issue targets and the fixed reference line, with `--baseline-server`
+ * compares the answers of two servers (here the same build twice: every answer alike), and
+ * with `--per-query` prints each query's medians.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -58,9 +59,18 @@ void describe('http-search benchmark', { skip }, () => {
       assert.match(first.output, row);
     assert.match(first.output, /answers: all \d+ queries answered alike by ours and the baseline/);
 
-    const second = await run(common);
+    assert.doesNotMatch(first.output, /each query at 1 connection/);
+
+    const second = await run([...common, '--per-query']);
     assert.equal(second.code, 0, second.output);
     assert.match(second.output, /reusing the collection of 300 pages/);
     assert.doesNotMatch(second.output, /baseline through HTTP/);
+    // --per-query: a row per query of the set, each with its engine, query processor, floor and HTTP medians.
+    const table = second.output.slice(second.output.indexOf('each query at 1 connection'));
+    assert.match(table, /query +engine +service +floor busy +ours HTTP +ours \/ engine/);
+    assert.match(
+      table,
+      /\+routing protocol +\d[\d.]* m?s +\d[\d.]* m?s +\d[\d.]* m?s +\d[\d.]* m?s +\d+\.\d\dx/,
+    );
   });
 });
