@@ -323,16 +323,20 @@ async function measureServer(
       await warm(query.text);
     });
     const one: number[] = [];
+    const timings: ServerTiming[] = [];
     let cpuBefore = cpuOf(server.pid);
     let started = performance.now();
     for (let round = 0; round < rounds; round++) {
       for (const query of MIXED_QUERIES) {
         const t = performance.now();
-        await get(query.text);
+        await request(agent, server.port, query.text, (header) => {
+          if (header !== undefined) timings.push(parseServerTiming(header));
+        });
         one.push(performance.now() - t);
       }
     }
     summarize('http 1', { samples: one, wallMs: performance.now() - started }, figures);
+    if (timings.length === one.length) timingFigures(timings, one, figures);
     recordPerQuery('http 1', perQueryMedians(one), figures);
     let cpuAfter = cpuOf(server.pid);
     cpuFigures('http 1', cpuBefore, cpuAfter, one.length, figures);
@@ -353,6 +357,46 @@ async function measureServer(
     agent.destroy();
     await server.stop();
   }
+}
+
+/** A search's `Server-Timing` (milliseconds by metric: wait, hop, search, serialize, total). */
+type ServerTiming = Map<string, number>;
+
+function parseServerTiming(header: string): ServerTiming {
+  const timing: ServerTiming = new Map();
+  for (const metric of header.split(',')) {
+    const [name, ...parameters] = metric.trim().split(';');
+    const duration = parameters.find((p) => p.trim().startsWith('dur='));
+    if (name !== undefined && duration !== undefined)
+      timing.set(name, Number(duration.trim().slice('dur='.length)));
+  }
+  return timing;
+}
+
+/** The parts of a query's time through HTTP at 1 connection, in the order a query meets them. */
+const TIME_PARTS = ['outside', 'wait', 'hop', 'search', 'serialize', 'handler'] as const;
+
+/**
+ * Where a query's time went at 1 connection, from each answer's `Server-Timing` and the
+ * client's own measure of it: means per query (they add up to the client's mean), as
+ * `timing <part>` figures. `outside` is what the client measured beyond the server's
+ * `total` (the request read and routed before the router's clock starts, the answer written,
+ * loopback TCP, the client's own parsing, and every wake-up between); `handler` is the
+ * server's `total` beyond the parts it names (routing, authentication, the route's work).
+ */
+function timingFigures(
+  timings: readonly ServerTiming[],
+  clientMs: readonly number[],
+  figures: Figures,
+): void {
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const part = (name: string) => timings.map((t) => t.get(name) ?? 0);
+  const total = mean(part('total'));
+  const named = ['wait', 'hop', 'search', 'serialize'].map((name) => mean(part(name)));
+  figures['timing client'] = mean([...clientMs]);
+  figures['timing outside'] = figures['timing client'] - total;
+  ['wait', 'hop', 'search', 'serialize'].forEach((name, i) => (figures[`timing ${name}`] = named[i]!));
+  figures['timing handler'] = total - named.reduce((a, b) => a + b, 0);
 }
 
 /** What a server answered each query in its warm-up: the answer's {@link fingerprint} and byte length. */
@@ -469,16 +513,38 @@ function cpuFigures(
   figures[`${prefix} cpu busiest`] = search > 0 ? Math.max(...threads) / search : 0;
 }
 
-/** `GET /s/search.json` for one query; resolves with the body, throws unless 200. */
-function request(agent: http.Agent, port: number, text: string): Promise<string> {
+/**
+ * `GET /s/search.json` for one query; resolves with the body, throws unless 200. `onTiming`
+ * is given the answer's `Server-Timing` header (undefined: the server sent none).
+ */
+function request(
+  agent: http.Agent,
+  port: number,
+  text: string,
+  onTiming?: (header: string | undefined) => void,
+): Promise<string> {
   const query = new URLSearchParams({ collection: COLLECTION, query: text, num_ranks: String(TOP) });
-  return getBody(agent, port, `/s/search.json?${query.toString()}`, `search ${JSON.stringify(text)}`);
+  return getBody(
+    agent,
+    port,
+    `/s/search.json?${query.toString()}`,
+    `search ${JSON.stringify(text)}`,
+    onTiming,
+  );
 }
 
 /** `GET path`; resolves with the body, throws unless 200 (`what` names the request). */
-function getBody(agent: http.Agent, port: number, path: string, what: string): Promise<string> {
+function getBody(
+  agent: http.Agent,
+  port: number,
+  path: string,
+  what: string,
+  onTiming?: (header: string | undefined) => void,
+): Promise<string> {
   return new Promise((resolveBody, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      const timing = res.headers['server-timing'];
+      onTiming?.(Array.isArray(timing) ? timing.join(', ') : timing);
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -704,6 +770,25 @@ function printResults(perRepeat: Map<string, Figures[]>, servers: string[], with
     }
   console.log('\nserver CPU time per query (user + system, from /proc; medians):');
   printTable(cpu);
+  const timed = servers.filter((server) =>
+    perRepeat.get(server)!.every((f) => f['timing client'] !== undefined),
+  );
+  if (timed.length > 0) {
+    console.log(
+      '\nwhere a query spends its time at 1 connection (Server-Timing; ms per query, means, medians of the repeats):',
+    );
+    printTable(
+      timed.map((server) => ({
+        server,
+        'client measured': med(server, 'timing client').toFixed(3),
+        ...Object.fromEntries(TIME_PARTS.map((part) => [part, med(server, `timing ${part}`).toFixed(3)])),
+      })),
+    );
+    console.log(
+      "(outside: beyond the server's total: the request read and routed, the answer written, loopback TCP, the client, the wake-ups; " +
+        'handler: the rest of total: routing, authentication, the route)',
+    );
+  }
   if (values['per-query'] === true) printPerQuery(med, servers);
 }
 

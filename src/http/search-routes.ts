@@ -27,6 +27,7 @@ import { renderErrorPage } from './search-page/error-page.js';
 import { PAGE_STYLE_SOURCE } from './search-page/page-layout.js';
 import { renderResultsPage } from './search-page/results-page.js';
 import { pageHeaders } from './security-headers.js';
+import { serverTimingHeader } from './server-timing.js';
 
 /**
  * Decides whether a request may search a collection that is not public
@@ -202,7 +203,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         tags: TAGS,
         summary: 'Search a collection (result packet as JSON)',
         description:
-          'Parameters: collection (required), query, start_rank (1-based, default 1), num_ranks (default 10, at most 1000), fmo=on (fully matching only), gscope1=ID, f.<Name>|<class>=value (facet selection, repeatable), ge_<class>=n and le_<class>=n (numeric range). Answers {"question", "response": {"resultPacket", "facets"}}.',
+          'Parameters: collection (required), query, start_rank (1-based, default 1), num_ranks (default 10, at most 1000), fmo=on (fully matching only), gscope1=ID, f.<Name>|<class>=value (facet selection, repeatable), ge_<class>=n and le_<class>=n (numeric range). Answers {"question", "response": {"resultPacket", "facets"}}; its Server-Timing header says where the time went (wait, hop, search, serialize, total; milliseconds).',
         querystring: SEARCH_QUERYSTRING,
         response: { 200: SEARCH_RESPONSE_SCHEMA, ...ERROR_RESPONSES },
       },
@@ -215,10 +216,13 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         params instanceof Promise
           ? params.then((checked) => service.searchJson(checked))
           : service.searchJson(params);
-      return json.then((bytes) => {
+      return json.then(({ json: bytes, timing }) => {
         // The packet's bytes as serialised with the 200 schema above (packet-json.ts), on the
         // search thread: sent as they are, not serialised again here.
-        void reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+        void reply
+          .header('cache-control', 'no-store')
+          .header('server-timing', serverTimingHeader(timing, reply.elapsedTime))
+          .type('application/json; charset=utf-8');
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       });
     },

@@ -19,12 +19,20 @@ import {
   type OpenedView,
   type SearchAnswer,
   type SearchPoolEvent,
+  type SearchTiming,
 } from './threads/search-thread-pool.js';
 import type { AnswerForm } from './threads/search-messages.js';
 import { searchResponseBytes } from './packet-json.js';
 import { DEFAULT_MAX_PREFIX_TERMS, nowEpochMs, WorkBudget } from '../query/work-budget.js';
 
 export type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
+export type { SearchTiming } from './threads/search-thread-pool.js';
+
+/** A packet's JSON bytes (`/s/search.json`) and where the query's time went. */
+export interface TimedJson {
+  json: Uint8Array;
+  timing: SearchTiming;
+}
 export { facetDefinitions, type FacetSelection, type SearchParams } from './run-search.js';
 
 /** How queries are run (`search.*` of global.cfg). */
@@ -119,9 +127,9 @@ export class SearchService {
   /**
    * {@link search}, answered as the JSON bytes `/s/search.json` sends (`packet-json.ts`): a
    * search thread serialises the packet and transfers the bytes, so the event loop only
-   * writes them to the socket.
+   * writes them to the socket. With where the query's time went (its `Server-Timing`).
    */
-  searchJson(params: SearchParams): Promise<Uint8Array> {
+  searchJson(params: SearchParams): Promise<TimedJson> {
     // Not async: the pool's promise is followed by one step, not wrapped in another promise.
     return this.answer(params, 'json', false).then(jsonOf);
   }
@@ -156,17 +164,22 @@ export class SearchService {
 
   /** A search on the event loop (no search threads). */
   private async answerHere(params: SearchParams, deadline: number, explain: boolean): Promise<SearchAnswer> {
+    const asked = performance.now();
     const view = await this.openView(params.collection);
     try {
       // Serialised by the caller (searchJson): the form matters only across threads.
-      return this.runHere(view, params, deadline, explain);
+      const answer = this.runHere(view, params, deadline, explain);
+      answer.timing.wait = performance.now() - asked - answer.timing.search;
+      return answer;
     } finally {
       releaseView(view);
     }
   }
 
+  /** The search over an open view, here on the event loop; its timing's `wait` is the caller's to set. */
   private runHere(view: SearchView, params: SearchParams, deadline: number, explain: boolean): SearchAnswer {
     const explanations: Explanation[] | undefined = explain ? [] : undefined;
+    const started = performance.now();
     const response = runSearch(
       view,
       params,
@@ -174,7 +187,8 @@ export class SearchService {
       explanations,
       new WorkBudget(deadline, this.maxPrefixTerms),
     );
-    return explanations === undefined ? { response } : { response, explanations };
+    const timing: SearchTiming = { wait: 0, hop: 0, search: performance.now() - started, serialize: 0 };
+    return explanations === undefined ? { response, timing } : { response, explanations, timing };
   }
 
   /**
@@ -295,8 +309,13 @@ export class SearchService {
 }
 
 /** The JSON bytes of an answer asked for as JSON (a search on the event loop answers the packet). */
-function jsonOf(answer: SearchAnswer): Uint8Array {
-  return 'json' in answer ? answer.json : searchResponseBytes(answer.response);
+/** The answer's JSON bytes: a thread's, or serialised here (the time it takes counted as `serialize`). */
+function jsonOf(answer: SearchAnswer): TimedJson {
+  if ('json' in answer) return answer;
+  const started = performance.now();
+  const json = searchResponseBytes(answer.response);
+  answer.timing.serialize = performance.now() - started;
+  return { json, timing: answer.timing };
 }
 
 /** The packet of an answer asked for as an object (see AnswerForm). */

@@ -58,6 +58,11 @@ void describe('http-search benchmark', { skip }, () => {
     ])
       assert.match(first.output, row);
     assert.match(first.output, /answers: all \d+ queries answered alike by ours and the baseline/);
+    // Both servers are this build: each answer's Server-Timing splits the time of each.
+    const timing = first.output.slice(first.output.indexOf('where a query spends its time at 1 connection'));
+    assert.match(timing, /server +client measured +outside +wait +hop +search +serialize +handler/);
+    for (const server of ['ours', 'baseline'])
+      assert.match(timing, new RegExp(`\\n${server} +(\\d+\\.\\d{3} +){6}-?\\d+\\.\\d{3}`));
 
     assert.doesNotMatch(first.output, /each query at 1 connection/);
 

@@ -75,3 +75,36 @@ export function clickLines(home: string, collection: string): Record<string, unk
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/**
+ * The metrics of a `Server-Timing` header (`name;dur=ms, ...`), in milliseconds by name;
+ * fails unless every metric has a duration.
+ */
+export function serverTimingOf(header: string | string[] | number | undefined): Map<string, number> {
+  assert.equal(typeof header, 'string', 'a Server-Timing header');
+  const metrics = new Map<string, number>();
+  for (const metric of (header as string).split(',')) {
+    const match = /^\s*([a-z]+);dur=(\d+\.\d{3})\s*$/.exec(metric);
+    assert.ok(match !== null, `a metric with its duration: ${JSON.stringify(metric)}`);
+    metrics.set(match[1]!, Number(match[2]));
+  }
+  return metrics;
+}
+
+/**
+ * Asserts what a search's `Server-Timing` says whatever ran it: wait, hop, search, serialize
+ * and total, in that order; the search took time; the parts fit in the total. Returns them.
+ */
+export function assertSearchTiming(header: string | string[] | number | undefined): Map<string, number> {
+  const timing = serverTimingOf(header);
+  assert.deepEqual([...timing.keys()], ['wait', 'hop', 'search', 'serialize', 'total']);
+  assert.ok(timing.get('search')! > 0, 'the search took time');
+  assert.ok(timing.get('serialize')! > 0, 'serialising the packet took time');
+  const parts = ['wait', 'hop', 'search', 'serialize'].reduce((sum, name) => sum + timing.get(name)!, 0);
+  // Each is rounded to the microsecond.
+  assert.ok(
+    parts <= timing.get('total')! + 0.004,
+    `the parts (${parts} ms) fit in the total: ${String(header)}`,
+  );
+  return timing;
+}

@@ -119,7 +119,7 @@ for (const threads of [0, 1]) {
       const overBudget = new SearchService(t.manager, { threads, timeoutMs: 0 });
       try {
         const params = parseSearchParams(new URLSearchParams('query=apple*'), 'docs');
-        const bytes = Buffer.from(await overBudget.searchJson(params));
+        const bytes = Buffer.from((await overBudget.searchJson(params)).json);
         const packet = JSON.parse(bytes.toString('utf8')) as SearchResponse;
         assert.equal(packet.response.resultPacket.resultsSummary.timedOut, true);
         assert.ok(bytes.equals(await fastifyBytes(reference, packet)), bytes.toString('utf8'));

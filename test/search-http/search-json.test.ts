@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testApp, addCollectionCfg, type TestApp } from '../http/helpers.js';
 import { SearchError } from '../../src/errors.js';
-import { pushAndCommit, searchJson, urls, writeConf, type TestDocument } from './helpers.js';
+import {
+  assertSearchTiming,
+  pushAndCommit,
+  searchJson,
+  urls,
+  writeConf,
+  type TestDocument,
+} from './helpers.js';
 
 const NEWS_APPLE = 'http://example.com/news/apple-banana';
 const SHOP_PIE = 'http://example.com/shop/apple-pie';
@@ -68,6 +75,12 @@ describe('GET /s/search.json', () => {
   });
   after(async () => {
     await t.close();
+  });
+
+  it('says where the time went in a Server-Timing header', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/s/search.json?collection=docs&query=apple' });
+    assert.equal(response.statusCode, 200, response.body);
+    assertSearchTiming(response.headers['server-timing']);
   });
 
   it('answers the result packet with the contract field names', async () => {

@@ -7,7 +7,7 @@ import { firstPageParams } from '../../src/search/run-search.js';
 import { SearchService, type SearchResponse } from '../../src/search/search-service.js';
 import type { SearchPoolEvent } from '../../src/search/threads/search-thread-pool.js';
 import { ADMIN_AUTH, adminRequest, route, testApp, type TestApp } from '../http/helpers.js';
-import { pushAndCommit, searchJson, urls, type TestDocument } from './helpers.js';
+import { assertSearchTiming, pushAndCommit, searchJson, urls, type TestDocument } from './helpers.js';
 
 /**
  * Queries on search threads (issue #19): budgets, load shedding, crashes, and point-in-time
@@ -138,6 +138,20 @@ describe('search threads: load shedding, crashes, isolation', () => {
     const next = await search(app.t.app, 'aardvark');
     assert.equal(next.statusCode, 200, next.body);
     assert.equal(app.t.searchService.threads?.stats().TotThreadFailures, 1);
+  });
+
+  it("says in Server-Timing what the query's trip to its thread and back took, apart from the search", async () => {
+    const onThread = assertSearchTiming((await search(app.t.app, 'ab*')).headers['server-timing']);
+    assert.ok(onThread.get('hop')! > 0, 'the task and its answer crossed between threads');
+    // The same query on the event loop: no hop.
+    const here = await testApp(['c'], { searchThreads: 0 });
+    try {
+      await pushAndCommit(here.app, 'c', randomVocabulary(2, 100));
+      const onLoop = assertSearchTiming((await search(here.app, 'ab*')).headers['server-timing']);
+      assert.equal(onLoop.get('hop'), 0);
+    } finally {
+      await here.close();
+    }
   });
 
   it('flags a prefix that met search.max-prefix-terms', async () => {
@@ -410,7 +424,7 @@ describe('search threads: a query waiting for its thread to start', () => {
       const idle = ports();
       const answer = service.searchJson(firstPageParams('c', 'apple', 10));
       assert.equal(ports(), idle + 1, 'the starting thread holds the process');
-      const packet = JSON.parse(Buffer.from(await answer).toString('utf8')) as SearchResponse;
+      const packet = JSON.parse(Buffer.from((await answer).json).toString('utf8')) as SearchResponse;
       // Answered, over budget as asked (what it found by its first check).
       assert.equal(packet.response.resultPacket.resultsSummary.timedOut, true);
       assert.equal(ports(), idle, 'an idle thread does not hold the process');
@@ -439,7 +453,7 @@ describe('search threads: the first search after a start', () => {
           return true;
         });
         const packet = JSON.parse(
-          Buffer.from(await service.searchJson(firstPageParams('d', 'apple', 10))).toString('utf8'),
+          Buffer.from((await service.searchJson(firstPageParams('d', 'apple', 10))).json).toString('utf8'),
         ) as SearchResponse;
         assert.equal(packet.response.resultPacket.resultsSummary.totalMatching, 1);
       } finally {

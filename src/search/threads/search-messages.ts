@@ -120,9 +120,16 @@ export type ToThreadMessage = SearchTaskMessage | ForgetMessage;
  * as a tuple rather than an object: the event loop reads no property names out of it (a
  * result object's six cost more to read than the bytes' transfer; see search-thread-pool.ts).
  * `timedOut` is the packet's `resultsSummary.timedOut`; `json` the packet's JSON bytes,
- * transferred (their buffer is the thread's no more).
+ * transferred (their buffer is the thread's no more); `searchMs` and `serializeMs` what the
+ * search and its JSON took on the thread (`Server-Timing`).
  */
-export type JsonResultMessage = readonly [taskId: number, timedOut: boolean, json: Uint8Array];
+export type JsonResultMessage = readonly [
+  taskId: number,
+  timedOut: boolean,
+  json: Uint8Array,
+  searchMs: number,
+  serializeMs: number,
+];
 
 /** Thread → event loop. */
 export type FromThreadMessage =
@@ -137,6 +144,8 @@ export type FromThreadMessage =
       readonly response: SearchResponse;
       /** With `explain`: why each result of the page scored what it did; else null. */
       readonly explanations: Explanation[] | null;
+      /** What the search took on the thread (`Server-Timing`). */
+      readonly searchMs: number;
     }
   | {
       readonly type: 'error';

@@ -72,16 +72,31 @@ export interface SearchTask {
 }
 
 /**
+ * Where a query's time went on the server, in milliseconds (the `Server-Timing` of
+ * `/s/search.json`): `wait` until a thread took it (queued for one, its view opened),
+ * `search` the search itself, `serialize` its packet's JSON, and `hop` the rest of the
+ * thread's round trip (the task and the answer passed between the event loop and the
+ * thread, each woken to take them). Run on the event loop, `hop` is 0.
+ */
+export interface SearchTiming {
+  wait: number;
+  hop: number;
+  search: number;
+  serialize: number;
+}
+
+/**
  * What a query answers: its result packet and, when asked, the explanation of each result
- * (`form: 'object'`), or the packet's JSON bytes (`form: 'json'`).
+ * (`form: 'object'`), or the packet's JSON bytes (`form: 'json'`); with where its time went.
  */
 export type SearchAnswer =
   | {
       response: SearchResponse;
       /** Present when the task asked to `explain`. */
       explanations?: Explanation[];
+      timing: SearchTiming;
     }
-  | { json: Uint8Array };
+  | { json: Uint8Array; timing: SearchTiming };
 
 /** Counters and gauges of the pool (`/metrics`). */
 export interface SearchPoolStats {
@@ -110,6 +125,9 @@ interface PendingTask {
   readonly taskId: number;
   /** The task's deadline, moved when the query waited for its thread to start. */
   deadline: number;
+  /** When the pool was given it, and when it was posted to its thread (`performance.now()`). */
+  readonly runAt: number;
+  postedAt: number;
   resolve(answer: SearchAnswer): void;
   reject(error: unknown): void;
   settled: boolean;
@@ -220,6 +238,8 @@ export class SearchThreadPool {
         task,
         taskId: this.nextTaskId++,
         deadline: task.deadline,
+        runAt: performance.now(),
+        postedAt: 0,
         resolve,
         reject,
         settled: false,
@@ -409,9 +429,12 @@ export class SearchThreadPool {
       this.notRun(task);
       return;
     }
+    task.postedAt = performance.now();
     if (!shareable(opened.view)) {
       try {
-        this.settle(task, task.task.runHere(opened.view));
+        const answer = task.task.runHere(opened.view);
+        answer.timing.wait = task.postedAt - task.runAt;
+        this.settle(task, answer);
       } catch (error) {
         this.settle(task, error);
       } finally {
@@ -535,12 +558,12 @@ export class SearchThreadPool {
 
   private onMessage(thread: SearchThread, message: FromThreadMessage): void {
     if (isJsonResult(message)) {
-      const [taskId, timedOut, json] = message;
+      const [taskId, timedOut, json, searchMs, serializeMs] = message;
       const running = thread.running;
       if (running === null || running.task.taskId !== taskId) return;
       this.finish(thread);
       if (timedOut) this.counters.TotTimedOut++;
-      this.settle(running.task, { json });
+      this.settle(running.task, { json, timing: timingOf(running.task, searchMs, serializeMs) });
       this.pump();
       return;
     }
@@ -554,7 +577,7 @@ export class SearchThreadPool {
     this.finish(thread);
     if (message.type === 'result') {
       if (message.timedOut) this.counters.TotTimedOut++;
-      this.settle(running.task, answerOf(message));
+      this.settle(running.task, answerOf(message, timingOf(running.task, message.searchMs, 0)));
     } else if (message.code !== null) {
       this.settle(running.task, new SearchError(message.code, message.message));
     } else {
@@ -690,8 +713,22 @@ function isJsonResult(message: FromThreadMessage): message is JsonResultMessage 
 }
 
 /** The answer a thread's result message carries (`form: 'object'`). */
-function answerOf(message: Extract<FromThreadMessage, { type: 'result' }>): SearchAnswer {
+function answerOf(
+  message: Extract<FromThreadMessage, { type: 'result' }>,
+  timing: SearchTiming,
+): SearchAnswer {
   return message.explanations === null
-    ? { response: message.response }
-    : { response: message.response, explanations: message.explanations };
+    ? { response: message.response, timing }
+    : { response: message.response, explanations: message.explanations, timing };
+}
+
+/** A task's timing, answered now by its thread, which took `searchMs` and `serializeMs` for it. */
+function timingOf(task: PendingTask, searchMs: number, serializeMs: number): SearchTiming {
+  const roundTrip = performance.now() - task.postedAt;
+  return {
+    wait: task.postedAt - task.runAt,
+    hop: Math.max(0, roundTrip - searchMs - serializeMs),
+    search: searchMs,
+    serialize: serializeMs,
+  };
 }

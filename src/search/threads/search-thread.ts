@@ -35,6 +35,7 @@ port.on('message', (message: ToThreadMessage) => {
     const view = catalog.viewOf(message);
     const budget = new WorkBudget(message.deadline, message.maxPrefixTerms);
     const explanations = message.explain ? [] : undefined;
+    const started = performance.now();
     const response = runSearch(
       view,
       message.params,
@@ -42,10 +43,12 @@ port.on('message', (message: ToThreadMessage) => {
       explanations,
       budget,
     );
+    const searched = performance.now();
     const timedOut = response.response.resultPacket.resultsSummary.timedOut;
     if (message.form === 'json') {
       const json = searchResponseBytes(response);
-      post([message.taskId, timedOut, json], [json.buffer as ArrayBuffer]);
+      const serializeMs = performance.now() - searched;
+      post([message.taskId, timedOut, json, searched - started, serializeMs], [json.buffer as ArrayBuffer]);
     } else {
       post({
         type: 'result',
@@ -53,6 +56,7 @@ port.on('message', (message: ToThreadMessage) => {
         timedOut,
         response,
         explanations: explanations ?? null,
+        searchMs: searched - started,
       });
     }
   } catch (error) {
