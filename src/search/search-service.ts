@@ -27,13 +27,13 @@ import { DEFAULT_MAX_PREFIX_TERMS, nowEpochMs, WorkBudget } from '../query/work-
 
 export type { FacetView, SearchResponse, SearchResult } from './result-packet.js';
 export type { SearchTiming } from './threads/search-thread-pool.js';
+export { facetDefinitions, type FacetSelection, type SearchParams } from './run-search.js';
 
 /** A packet's JSON bytes (`/s/search.json`) and where the query's time went. */
 export interface TimedJson {
   json: Uint8Array;
   timing: SearchTiming;
 }
-export { facetDefinitions, type FacetSelection, type SearchParams } from './run-search.js';
 
 /** How queries are run (`search.*` of global.cfg). */
 export interface SearchServiceOptions {
@@ -308,8 +308,10 @@ export class SearchService {
   }
 }
 
-/** The JSON bytes of an answer asked for as JSON (a search on the event loop answers the packet). */
-/** The answer's JSON bytes: a thread's, or serialised here (the time it takes counted as `serialize`). */
+/**
+ * The JSON bytes of an answer asked for as JSON: a thread's, or serialised here when the search
+ * ran on the event loop (which answers the packet), the time it takes counted as `serialize`.
+ */
 function jsonOf(answer: SearchAnswer): TimedJson {
   if ('json' in answer) return answer;
   const started = performance.now();
