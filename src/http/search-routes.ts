@@ -221,7 +221,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         // search thread: sent as they are, not serialised again here.
         void reply
           .header('cache-control', 'no-store')
-          .header('server-timing', serverTimingHeader(timing, reply.elapsedTime))
+          .header('server-timing', serverTimingHeader({ ...timing, total: reply.elapsedTime }))
           .type('application/json; charset=utf-8');
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       });
@@ -237,7 +237,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         tags: TAGS,
         summary: 'Search results page (HTML)',
         description:
-          'The same parameters as /s/search.json, answered as a server-rendered page; errors are HTML pages too.',
+          'The same parameters as /s/search.json, answered as a server-rendered page; errors are HTML pages too. Its Server-Timing header says where the time went (wait, hop, search, render, total; milliseconds).',
         querystring: SEARCH_QUERYSTRING,
       },
     },
@@ -246,8 +246,16 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       const raw = queryOf(request);
       try {
         const params = await searchParamsOf(request);
-        const response = await service.search(params);
-        return renderResultsPage(params, response, { maxStartRank: MAX_START_RANK });
+        const { response, timing } = await service.searchTimed(params);
+        const rendering = performance.now();
+        const page = renderResultsPage(params, response, { maxStartRank: MAX_START_RANK });
+        const { wait, hop, search } = timing;
+        const render = performance.now() - rendering;
+        void reply.header(
+          'server-timing',
+          serverTimingHeader({ wait, hop, search, render, total: reply.elapsedTime }),
+        );
+        return page;
       } catch (error) {
         const answer = errorReply(error, request.id);
         if (answer.internal) options.onInternalError?.(request, error);

@@ -121,7 +121,13 @@ export class SearchService {
    * shared with them, else here on the event loop.
    */
   async search(params: SearchParams): Promise<SearchResponse> {
-    return packetOf(await this.answer(params, 'object', false)).response;
+    return (await this.searchTimed(params)).response;
+  }
+
+  /** {@link search}, with where the query's time went (the results page's `Server-Timing`). */
+  async searchTimed(params: SearchParams): Promise<{ response: SearchResponse; timing: SearchTiming }> {
+    const { response, timing } = packetOf(await this.answer(params, 'object', false));
+    return { response, timing };
   }
 
   /**

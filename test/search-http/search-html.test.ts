@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Parser } from 'htmlparser2';
 import type { LightMyRequestResponse } from 'fastify';
 import { testApp, type TestApp } from '../http/helpers.js';
-import { pushAndCommit, searchJson, writeConf, type TestDocument } from './helpers.js';
+import { assertSearchTiming, pushAndCommit, searchJson, writeConf, type TestDocument } from './helpers.js';
 
 /** Elements the page is made of; anything else (script, img, iframe…) is injected markup. */
 const ALLOWED_ELEMENTS = new Set([
@@ -204,6 +204,16 @@ describe('GET /s/search.html', () => {
       assert.match(b.text.trim(), /^(apple|banana)$/i);
     }
     assert.match(page.text, /author Ann/);
+  });
+
+  it("says where the page's time went in a Server-Timing header, rendering included", async () => {
+    const response = await get('collection=docs&query=apple');
+    assert.equal(response.statusCode, 200);
+    assertSearchTiming(response.headers['server-timing'], 'render');
+    // An error page has no search to time.
+    const error = await get('collection=nope&query=apple');
+    assert.equal(error.statusCode, 404);
+    assert.equal(error.headers['server-timing'], undefined);
   });
 
   it('lists facet values with counts, each a link that toggles f.<Name>|<class>', async () => {
