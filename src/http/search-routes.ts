@@ -249,8 +249,8 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         const { response, timing } = await service.searchTimed(params);
         const rendering = performance.now();
         const page = renderResultsPage(params, response, { maxStartRank: MAX_START_RANK });
-        const { wait, hop, search } = timing;
         const render = performance.now() - rendering;
+        const { wait, hop, search } = timing;
         void reply.header(
           'server-timing',
           serverTimingHeader({ wait, hop, search, render, total: reply.elapsedTime }),
