@@ -373,8 +373,10 @@ function parseServerTiming(header: string): ServerTiming {
   return timing;
 }
 
+/** The parts of a query's time the server names in its `Server-Timing`, besides `total`. */
+const SERVER_PARTS = ['wait', 'hop', 'search', 'serialize'] as const;
 /** The parts of a query's time through HTTP at 1 connection, in the order a query meets them. */
-const TIME_PARTS = ['outside', 'wait', 'hop', 'search', 'serialize', 'handler'] as const;
+const TIME_PARTS = ['outside', ...SERVER_PARTS, 'handler'] as const;
 
 /**
  * Where a query's time went at 1 connection, from each answer's `Server-Timing` and the
@@ -389,14 +391,14 @@ function timingFigures(
   clientMs: readonly number[],
   figures: Figures,
 ): void {
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const part = (name: string) => timings.map((t) => t.get(name) ?? 0);
-  const total = mean(part('total'));
-  const named = ['wait', 'hop', 'search', 'serialize'].map((name) => mean(part(name)));
-  figures['timing client'] = mean([...clientMs]);
+  const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const part = (name: string) => mean(timings.map((t) => t.get(name) ?? 0));
+  const total = part('total');
+  let named = 0;
+  for (const name of SERVER_PARTS) named += figures[`timing ${name}`] = part(name);
+  figures['timing client'] = mean(clientMs);
   figures['timing outside'] = figures['timing client'] - total;
-  ['wait', 'hop', 'search', 'serialize'].forEach((name, i) => (figures[`timing ${name}`] = named[i]!));
-  figures['timing handler'] = total - named.reduce((a, b) => a + b, 0);
+  figures['timing handler'] = total - named;
 }
 
 /** What a server answered each query in its warm-up: the answer's {@link fingerprint} and byte length. */
